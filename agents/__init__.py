@@ -1,0 +1,1 @@
+"""agents: see README (in progress)."""

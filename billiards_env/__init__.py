@@ -1,0 +1,1 @@
+"""billiards_env: see README (in progress)."""

@@ -1,0 +1,117 @@
+"""Physics benchmark: shots/s and events/s against batch size, compile time, and the float32
+against float64 difference on the same shots.
+
+Random three-cushion shots from the starting position (rule C-2.1): V0 in 1-6 m/s, tip offsets
+on a disc of radius 0.5 R, any aim. Writes CSV files under the output folder.
+
+    python -m experiments.bench_physics --out results/bench
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import platform
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+from experiments.layouts import random_shots, starting_position
+
+
+def batch_inputs(params, shots):
+    n = shots.V0.shape[0]
+    pos = np.broadcast_to(starting_position(params), (n, 3, 2)).copy()
+    return pos, shots
+
+
+def time_batch(params, batch: int, repeats: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    pos, shots = batch_inputs(params, random_shots(rng, batch))
+    t0 = time.perf_counter()
+    res = physics.simulate_batch(pos, shots, 0, params)
+    jax.block_until_ready(res)
+    first = time.perf_counter() - t0
+    best = np.inf
+    for r in range(repeats):
+        pos, shots = batch_inputs(params, random_shots(np.random.default_rng(seed + 1 + r), batch))
+        t0 = time.perf_counter()
+        res = jax.block_until_ready(physics.simulate_batch(pos, shots, 0, params))
+        best = min(best, time.perf_counter() - t0)
+    events = np.asarray(res.num_events)
+    return dict(
+        batch=batch,
+        first_call_s=first,
+        seconds_per_call=best,
+        shots_per_s=batch / best,
+        events_per_s=events.sum() / best,
+        mean_events=events.mean(),
+        max_events=int(events.max()),
+        overflow=int(np.asarray(res.overflow).sum()),
+    )
+
+
+def precision_table(n: int, seed: int = 123):
+    """Final-position differences between float32 and float64 on the same n shots."""
+    p64 = physics.default_params()
+    p32 = physics.default_params(dtype="float32")
+    rng = np.random.default_rng(seed)
+    pos, shots = batch_inputs(p64, random_shots(rng, n))
+    r64 = physics.simulate_batch(pos, shots, 0, p64)
+    shots32 = jax.tree_util.tree_map(lambda x: np.asarray(x, np.float32), shots)
+    r32 = physics.simulate_batch(pos.astype(np.float32), shots32, 0, p32)
+    d = np.linalg.norm(np.asarray(r64.final_positions) - np.asarray(r32.final_positions, np.float64), axis=-1).max(-1)
+    same = [
+        np.array_equal(np.asarray(r64.events.kind[k]), np.asarray(r32.events.kind[k])) for k in range(n)
+    ]
+    rows = []
+    for q in (50, 90, 99, 100):
+        rows.append(dict(statistic=f"p{q} max-ball final position difference (m)", value=float(np.percentile(d, q))))
+    rows.append(dict(statistic="fraction of shots with the same event sequence", value=float(np.mean(same))))
+    rows.append(dict(statistic="fraction of shots within 1 mm", value=float(np.mean(d < 1e-3))))
+    rows.append(dict(statistic="fraction of shots within 1 cm", value=float(np.mean(d < 1e-2))))
+    return rows
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes")
+    ap.add_argument("--repeats", type=int, default=3, help="timed calls per batch size (best kept)")
+    ap.add_argument("--precision-shots", type=int, default=1024, help="shots for the float32/float64 table")
+    ap.add_argument("--out", default="results/bench", help="output folder")
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"jax {jax.__version__} on {jax.default_backend()}, float64")
+    params = physics.default_params()
+    rows = []
+    for b in args.sizes:
+        row = time_batch(params, b, args.repeats)
+        rows.append(row)
+        print(
+            f"batch {b:>6}: {row['shots_per_s']:>10.0f} shots/s  {row['events_per_s']:>11.0f} events/s  "
+            f"{1e3 * row['seconds_per_call']:>9.2f} ms/call  first call (compile + run) {row['first_call_s']:.1f} s  "
+            f"events mean {row['mean_events']:.1f} max {row['max_events']}  overflow {row['overflow']}",
+            flush=True,
+        )
+    write_csv(os.path.join(args.out, "throughput.csv"), rows)
+    prec = precision_table(args.precision_shots)
+    print("float32 against float64 on the same shots:")
+    for r in prec:
+        print(f"  {r['statistic']:<50} {r['value']:.3g}")
+    write_csv(os.path.join(args.out, "precision.csv"), prec)
+    print(f"wrote {args.out}/throughput.csv and {args.out}/precision.csv")
+
+
+if __name__ == "__main__":
+    main()

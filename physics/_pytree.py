@@ -1,0 +1,30 @@
+"""Frozen dataclasses registered as JAX pytrees.
+
+Numeric fields are pytree leaves (so they can be traced, vmapped and differentiated); fields
+declared with ``static_field()`` are compile-time metadata (model names, capacities), part of the
+treedef, so changing them recompiles instead of silently branching on traced values.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+
+
+def static_field(**kwargs):
+    """A dataclass field that is pytree metadata, not a leaf."""
+    return dataclasses.field(metadata={"static": True}, **kwargs)
+
+
+def pytree_dataclass(cls):
+    """Make ``cls`` a frozen dataclass and register it with JAX."""
+    cls = dataclasses.dataclass(frozen=True)(cls)
+    fields = dataclasses.fields(cls)
+    meta = [f.name for f in fields if f.metadata.get("static", False)]
+    data = [f.name for f in fields if not f.metadata.get("static", False)]
+    return jax.tree_util.register_dataclass(cls, data_fields=data, meta_fields=meta)
+
+
+def replace(obj, **changes):
+    """``dataclasses.replace`` for our pytree dataclasses."""
+    return dataclasses.replace(obj, **changes)

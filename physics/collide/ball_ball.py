@@ -1,0 +1,45 @@
+"""Ball-ball collisions (PHYSICS.md section 2).
+
+Instantaneous impulse at the contact point on the line of centres, restitution e_b, and friction
+between the balls that makes throw and transfers spin. Models:
+
+- "frictional": friction coefficient against slip speed v at the contact, Alciatore TP A-14 fit
+  u_b(v) = a + b exp(-c v) (default a = 9.951e-3, b = 0.108, c = 1.088, v in m/s).
+- "frictionless": no friction; with e_b = 1 equal balls exchange their normal velocities exactly.
+
+Both balls touch the cloth at their lowest point; any vertical velocity the impulse would give a
+ball is taken up by the bed (the balls stay on the table).
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from physics.collide.contact import cross, frictional_impulse, lift
+
+
+def resolve(v1, w1, v2, w2, normal, params):
+    """Velocities (2,) and spins (3,) of two colliding balls after the impact.
+
+    normal: (2,) unit vector from ball 1's centre to ball 2's. Returns (v1, w1, v2, w2).
+    Balls that are not approaching are returned unchanged.
+    """
+    m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
+    n = lift(normal)
+    r1, r2 = R * n, -R * n
+    u = (lift(v1) + cross(w1, r1)) - (lift(v2) + cross(w2, r2))
+    u_t = u - jnp.sum(u * n) * n
+    slip = jnp.sqrt(jnp.sum(u_t * u_t))
+    if params.ball_ball == "frictionless":
+        mu = jnp.zeros_like(slip)
+    else:
+        b = params.ball
+        mu = b.throw_a + b.throw_b * jnp.exp(-b.throw_c * slip)  # TP A-14
+    k_n = 2.0 / m
+    k_t = 2.0 * (1.0 / m + R**2 / inertia)
+    P = frictional_impulse(u, n, k_n, k_t, params.ball.e_b, mu)
+    return (
+        v1 + P[:2] / m,
+        w1 + cross(r1, P) / inertia,
+        v2 - P[:2] / m,
+        w2 + cross(r2, -P) / inertia,
+    )

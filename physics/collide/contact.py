@@ -1,0 +1,45 @@
+"""One frictional point impulse between rigid bodies: the kernel every collision model shares.
+
+At a contact with unit normal N (pointing from body 1 into body 2) and relative contact-point
+velocity u (body 1 minus body 2), an impulse P acts on body 1 (and -P on body 2). For spheres
+the contact-space response is isotropic in the tangent plane,
+
+    delta u = k_n (P.N) N + k_t (P - (P.N) N),
+
+with k_n the inverse effective mass along the normal and k_t across it (for a ball touched on
+its surface, k_t = 1/m + R^2/I = 7/(2m)). The normal impulse restores a fraction e of the
+approach speed (Newton's restitution); the tangential impulse stops the slip if that needs no
+more than mu times the normal impulse (sticking), else it is mu times the normal impulse against
+the slip (sliding). Both cases only remove energy.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+
+def _dot(a, b):
+    return jnp.sum(a * b, axis=-1, keepdims=True)
+
+
+def frictional_impulse(u, normal, k_n, k_t, restitution, mu):
+    """Impulse on body 1 (..., 3) for approach velocity u (..., 3) and unit normal (..., 3).
+
+    Zero when the bodies are not approaching (u.N <= 0).
+    """
+    u_n = _dot(u, normal)
+    u_t = u - u_n * normal
+    slip = jnp.sqrt(_dot(u_t, u_t))
+    approach = jnp.maximum(u_n, 0.0)
+    p_n = (1.0 + restitution) * approach / k_n
+    p_t = jnp.minimum(slip / k_t, mu * p_n)
+    safe = jnp.where(slip > 0, slip, 1.0)
+    return -p_n * normal - p_t * jnp.where(slip > 0, u_t / safe, 0.0)
+
+
+def cross(a, b):
+    return jnp.cross(a, b)
+
+
+def lift(v):
+    """(..., 2) horizontal vector -> (..., 3) with z = 0."""
+    return jnp.concatenate([v, jnp.zeros_like(v[..., :1])], axis=-1)

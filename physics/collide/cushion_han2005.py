@@ -1,0 +1,32 @@
+"""Ball-cushion impact after Han (2005), "Dynamics in carom and three cushion billiards".
+
+The cushion's nose touches the ball above its equator, at angle theta with sin(theta) = h/R - 1
+(h = 37 mm on carom tables: theta = 11.7 deg), so the contact normal N = (cos(theta) n, sin(theta))
+is tilted: a ball driven straight in is also pushed down into the bed, and its spin about the
+horizontal axes is changed by the friction at the nose. One impulse at the nose: restitution e_c
+on the contact normal, Coulomb friction f_c that either stops the slip at the nose (sticking) or
+slides (Han's two cases, eqs. 16-20). Han approximates the sliding direction by the direction of
+incidence; here it is the actual slip direction at the nose, which makes the two cases meet
+continuously. The vertical velocity the impulse would give the ball is taken up by the bed.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from physics.collide.contact import cross, frictional_impulse, lift
+
+
+def resolve(v, w, normal, params):
+    """Velocity (2,) and spin (3,) after the impact. normal: (2,) unit, ball centre -> cushion.
+
+    A ball that is not approaching the cushion is returned unchanged.
+    """
+    m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
+    theta = params.cushion.contact_angle(R)
+    N = jnp.concatenate([jnp.cos(theta) * normal, jnp.sin(theta)[None]])
+    r = R * N
+    u = lift(v) + cross(w, r)
+    k_n = 1.0 / m
+    k_t = 1.0 / m + R**2 / inertia
+    P = frictional_impulse(u, N, k_n, k_t, params.cushion.e_c, params.cushion.f_c)
+    return v + P[:2] / m, w + cross(r, P) / inertia

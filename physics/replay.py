@@ -1,0 +1,58 @@
+"""Reading a shot back: the event log in plain Python, and ball positions at any time."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from physics.events import Cushion, EventKind, Motion, ShotResult
+from physics.motion import evolve
+
+
+def event_list(result: ShotResult) -> list[dict]:
+    """The log of one shot as a list of dicts, one per event, in time order.
+
+    Keys: "t" (s), "kind" (e.g. "ball_ball", "ball_cushion", "sliding_to_rolling"), "balls"
+    (ball indices involved), "cushion" (name, cushion events only), "positions" and
+    "velocities" of all balls right after the event, and "motion" (state names).
+    """
+    log = jax.tree_util.tree_map(np.asarray, result.events)
+    if log.kind.ndim != 1:
+        raise ValueError("event_list takes one shot; index a batch first (e.g. result[i] via tree_map)")
+    out = []
+    for k in range(int(result.num_events)):
+        kind = EventKind(int(log.kind[k]))
+        event = {
+            "t": float(log.time[k]),
+            "kind": kind.name.lower(),
+            "balls": [int(b) for b in log.balls[k] if b >= 0],
+            "positions": log.positions[k].tolist(),
+            "velocities": log.velocities[k].tolist(),
+            "motion": [Motion(int(m)).name.lower() for m in log.motion[k]],
+        }
+        if kind == EventKind.BALL_CUSHION:
+            event["cushion"] = Cushion(int(log.cushion[k])).name.lower()
+        out.append(event)
+    return out
+
+
+@jax.jit
+def _positions_at(result: ShotResult, times, params):
+    log = result.events
+    valid_time = jnp.where(jnp.arange(log.capacity) < result.num_events, log.time, jnp.inf)
+    k = jnp.clip(jnp.searchsorted(valid_time, times, side="right") - 1, 0, log.capacity - 1)
+
+    def one(k, t):
+        r, v, w, m = log.positions[k], log.velocities[k], log.spins[k], log.motion[k]
+        return evolve(r, v, w, m, t - log.time[k], params)[0]
+
+    return jax.vmap(one)(k, times)
+
+
+def positions_at(result: ShotResult, times, params=None):
+    """Ball positions (len(times), n_balls, 2) at the given times (s) of one shot."""
+    from physics.params import default_params
+
+    params = default_params() if params is None else params
+    times = jnp.atleast_1d(jnp.asarray(times, params.dtype))
+    return _positions_at(result, times, params)

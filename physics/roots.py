@@ -1,0 +1,280 @@
+"""Real roots of quartics and quadratics on an interval, for event detection (PHYSICS.md section 1).
+
+Between events every ball moves on a quadratic-in-time path, so the squared centre distance of two
+balls minus (2R)^2 is a quartic f(t) = c4 t^4 + c3 t^3 + c2 t^2 + c1 t + c0, and the distance of a
+ball to a straight cushion is a quadratic. The next contact is the first time f crosses zero going
+down. This module finds such times inside ``jax.jit`` / ``jax.vmap``, on CPU and GPU.
+
+Method: monotone-segment bracketing, bottom-up, then safeguarded Newton.
+
+1. The roots of f''' (linear) and f'' (quadratic, numerically stable closed form) split [lo, hi]
+   into at most four segments on which f' is monotone and has constant curvature. (The root of
+   f''' is the vertex of f'', so it lies between the two roots of f'': the order is known without
+   sorting.)
+2. In each such segment where f' changes sign, its single root is found by safeguarded Newton:
+   a Newton step is taken if it stays inside the current bracket, otherwise the bracket is
+   bisected; the bracket shrinks with the sign of every iterate. The start is the endpoint that
+   satisfies Fourier's condition g * g'' > 0 (from there Newton converges monotonically on a
+   monotone, constant-curvature segment), else the midpoint.
+3. The roots of f' and f'' then split [lo, hi] into at most six segments on which f is monotone
+   with constant curvature: each holds at most one root, and it is there exactly when the values
+   of f at the two ends differ in sign. The same safeguarded Newton finds it.
+
+Everything is branch-free (``jnp.where``) with fixed, unrolled iteration counts, so it traces once
+and runs in lock-step over a batch. It handles degenerate inputs: leading coefficients that are
+exactly zero (a quadratic is a quartic with c4 = c3 = 0), double roots and tangencies (the value at
+the f' root is ~0), constant polynomials.
+
+Why not the eigenvalues of the companion matrix (``numpy.roots``)? Batched non-symmetric
+eigenvalue solvers are slow or unavailable on accelerators inside ``jit``, return complex roots
+that then have to be filtered with an arbitrary imaginary-part tolerance (which misses or invents
+tangential contacts), break down when the leading coefficient is zero or tiny (the companion
+matrix is not defined or badly scaled), and are not more accurate: bracketing on the interval of
+interest never misses a sign change and gives roots accurate to rounding in f itself.
+
+Shapes: coefficient arrays are (..., 5), highest degree first (c4, c3, c2, c1, c0); interval ends
+broadcast against the batch shape (...). Computation is in the floating dtype of the inputs
+(float32 stays float32).
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+# Newton iterations for the roots of f' (cubic) and of f (quartic), per segment. Measured: with the
+# Fourier start and the bracket safeguard these reach full float64 precision (to a few ulp) for
+# simple roots on intervals up to ~30 (see tests/test_roots.py and the module's report).
+DERIV_ITERS = 16
+ROOT_ITERS = 16
+
+
+def _float_dtype(*args):
+    """The floating dtype of the inputs (python scalars are weak and do not promote)."""
+    return jnp.result_type(*args, 1.0)
+
+
+def polyval(coeffs, t):
+    """Evaluate a polynomial by Horner's rule.
+
+    Args:
+      coeffs: (..., n) coefficients, highest degree first.
+      t: array broadcastable against coeffs.shape[:-1].
+    Returns:
+      the values, shape broadcast(coeffs.shape[:-1], t.shape).
+    """
+    coeffs = jnp.asarray(coeffs)
+    t = jnp.asarray(t)
+    y = coeffs[..., 0] + jnp.zeros_like(t, dtype=_float_dtype(coeffs, t))
+    for i in range(1, coeffs.shape[-1]):
+        y = y * t + coeffs[..., i]
+    return y
+
+
+def polyder(coeffs):
+    """(..., n) coefficients, highest first -> (..., n - 1) coefficients of the derivative."""
+    coeffs = jnp.asarray(coeffs)
+    n = coeffs.shape[-1]
+    powers = jnp.arange(n - 1, 0, -1, dtype=_float_dtype(coeffs))
+    return coeffs[..., :-1] * powers
+
+
+def _horner(cs, x):
+    """cs: tuple of arrays broadcastable against x, highest degree first."""
+    y = cs[0]
+    for c in cs[1:]:
+        y = y * x + c
+    return y
+
+
+def _derivative_tuples(cs):
+    """(c4, c3, c2, c1, c0) -> the coefficient tuples of f, f', f'', f'''."""
+    c4, c3, c2, c1, c0 = cs
+    return cs, (4 * c4, 3 * c3, 2 * c2, c1), (12 * c4, 6 * c3, 2 * c2), (24 * c4, 6 * c3)
+
+
+def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, method=None, deg=4):
+    """Safeguarded Newton for the single root of g in [a, b] (all arrays broadcast together).
+
+    g, g1, g2: coefficient tuples of g, g', g'' (broadcastable against a). ga, gb: g(a), g(b), of
+    opposite signs or one of them zero (elsewhere the result is some point of [a, b]). g must be
+    monotone with constant curvature on [a, b]. Returns the root estimate.
+    """
+    method = method or METHOD
+    mid = 0.5 * (a + b)
+    fourier_a = ga * _horner(g2, a) > 0
+    fourier_b = gb * _horner(g2, b) > 0
+    if method.endswith("mid"):
+        x = mid
+    elif method.endswith("minabs"):
+        x = jnp.where(jnp.abs(ga) <= jnp.abs(gb), a, b)
+    else:
+        x = jnp.where(fourier_a, a, jnp.where(fourier_b, b, mid))
+    x = jnp.where(gb == 0, b, x)
+    x = jnp.where(ga == 0, a, x)
+    # Orient the bracket: lo_b keeps the sign of g(a), hi_b the sign of g(b).
+    sa = jnp.sign(ga)
+    lo_b, hi_b = a, b
+    dx_old = jnp.abs(b - a)
+    for _ in range(iters):
+        gx = _horner(g, x)
+        dgx = _horner(g1, x)
+        same = gx * sa > 0
+        zero = gx == 0
+        lo_b = jnp.where(same | zero, x, lo_b)
+        hi_b = jnp.where(same & ~zero, hi_b, x)
+        if method.startswith("laguerre"):
+            d2gx = _horner(g2, x)
+            n = deg
+            s = jnp.sqrt(jnp.maximum((n - 1) * ((n - 1) * dgx * dgx - n * gx * d2gx), 0.0))
+            den = dgx - sa * s
+            ok = den != 0
+            cand = x - n * gx / jnp.where(ok, den, 1.0)
+        else:
+            ok = dgx != 0
+            cand = x - gx / jnp.where(ok, dgx, 1.0)
+        left = jnp.minimum(lo_b, hi_b)
+        right = jnp.maximum(lo_b, hi_b)
+        inside = ok & (cand >= left) & (cand <= right)
+        if "rtsafe" in method:
+            step = jnp.abs(cand - x)
+            inside = inside & (2 * step <= dx_old)
+        xn = jnp.where(inside, cand, 0.5 * (lo_b + hi_b))
+        dx_old = jnp.abs(xn - x) if "rtsafe" in method else dx_old
+        x = xn
+    return x
+
+
+METHOD = "newton"
+
+
+def _quadratic_roots(a, b, c):
+    """Real roots of a t^2 + b t + c by the stable formula, both ends of which may be missing.
+
+    Returns (r_small, r_big, has_two, has_one): has_two where a != 0 and the discriminant is >= 0
+    (r_small <= r_big), has_one where a == 0 != b (then r_small = r_big = -c / b).
+    """
+    disc = b * b - 4.0 * a * c
+    sq = jnp.sqrt(jnp.maximum(disc, 0.0))
+    sgn = jnp.where(b >= 0, 1.0, -1.0)
+    q = -0.5 * (b + sgn * sq)
+    q_ok = q != 0
+    a_ok = a != 0
+    r1 = q / jnp.where(a_ok, a, 1.0)
+    r2 = jnp.where(q_ok, c / jnp.where(q_ok, q, 1.0), r1)  # q == 0 (a != 0): b = c = 0, both 0
+    has_two = a_ok & (disc >= 0)
+    has_one = ~a_ok & (b != 0)
+    r1 = jnp.where(a_ok, r1, r2)
+    return jnp.minimum(r1, r2), jnp.maximum(r1, r2), has_two, has_one
+
+
+def _clip_finite(x, lo, hi):
+    return jnp.where(jnp.isnan(x), lo, jnp.clip(x, lo, hi))
+
+
+def _segments(coeffs, lo, hi, deriv_iters):
+    """Breakpoints of [lo, hi] into segments where f is monotone with constant curvature.
+
+    coeffs (..., 5); lo, hi (...), finite with lo <= hi. Returns (cs, points) with cs the tuple of
+    coefficient arrays shaped (..., 1) and points (..., 7) non-decreasing, points[..., 0] = lo,
+    points[..., 6] = hi.
+    """
+    cs = tuple(coeffs[..., i, None] for i in range(5))
+    f, f1, f2, f3 = _derivative_tuples(cs)
+    lo1, hi1 = lo[..., None], hi[..., None]
+    c4, c3, c2 = cs[0], cs[1], cs[2]
+    # Roots of f'' / 2 = 6 c4 t^2 + 3 c3 t + c2 and of f''' (the vertex of f'').
+    rs, rb, two, one = _quadratic_roots(6.0 * c4, 3.0 * c3, c2)
+    c4_ok = c4 != 0
+    t3 = -c3 / jnp.where(c4_ok, 4.0 * c4, 1.0)
+    t3 = jnp.where(two, jnp.clip(t3, rs, rb), t3)
+    rs = jnp.where(two | one, rs, jnp.where(c4_ok, t3, lo1))
+    rb = jnp.where(two | one, rb, jnp.where(c4_ok, t3, lo1))
+    t3 = jnp.where(c4_ok, t3, rs)
+    rs, t3, rb = (_clip_finite(v, lo1, hi1) for v in (rs, t3, rb))
+    # f' is monotone with constant curvature on each of these four segments.
+    a = jnp.concatenate([lo1, rs, t3, rb], axis=-1)
+    b = jnp.concatenate([rs, t3, rb, hi1], axis=-1)
+    ga = _horner(f1, a)
+    gb = _horner(f1, b)
+    has = (a < b) & ((ga * gb < 0) | (gb == 0))
+    r = _bracketed_newton(f1, f2, f3, a, b, ga, gb, deriv_iters, deg=3)
+    r = jnp.where(has, r, b)
+    rho_a = r[..., 0:1]
+    rho_b = jnp.where(has[..., 1:2], r[..., 1:2], r[..., 2:3])  # f' is monotone on [rs, rb]
+    rho_c = r[..., 3:4]
+    points = jnp.concatenate([lo1, rho_a, rs, rho_b, rb, rho_c, hi1], axis=-1)
+    return cs, points
+
+
+def _prepare(coeffs, lo, hi, *others):
+    dtype = _float_dtype(coeffs, lo, hi, *others)
+    coeffs = jnp.asarray(coeffs, dtype)
+    batch = coeffs.shape[:-1]
+    lo = jnp.broadcast_to(jnp.asarray(lo, dtype), batch)
+    hi = jnp.broadcast_to(jnp.asarray(hi, dtype), batch)
+    valid = jnp.isfinite(lo) & jnp.isfinite(hi) & (lo <= hi)
+    lo = jnp.where(valid, lo, 0.0)
+    hi = jnp.where(valid, hi, 0.0)
+    return dtype, coeffs, lo, hi, valid
+
+
+def real_roots_in(coeffs, lo, hi, *, deriv_iters=DERIV_ITERS, root_iters=ROOT_ITERS):
+    """All real roots of a quartic in [lo, hi].
+
+    Args:
+      coeffs: (..., 5) coefficients (c4, c3, c2, c1, c0), highest degree first; leading ones may
+        be zero.
+      lo, hi: interval ends, broadcastable against coeffs.shape[:-1]. Where they are not finite or
+        lo > hi, the interval is empty.
+    Returns:
+      (..., 4) roots sorted ascending, unused slots +inf. A root of even multiplicity (a
+      tangency) may appear once or twice, or be missed when rounding puts f on the wrong side of
+      zero at the touching point. The zero polynomial has no roots (all +inf).
+    """
+    dtype, coeffs, lo, hi, valid = _prepare(coeffs, lo, hi)
+    cs, p = _segments(coeffs, lo, hi, deriv_iters)
+    f, f1, f2, _ = _derivative_tuples(cs)
+    fp = _horner(f, p)
+    a, b = p[..., :-1], p[..., 1:]
+    fa, fb = fp[..., :-1], fp[..., 1:]
+    has = (a < b) & ((fa * fb < 0) | (fb == 0))
+    r = _bracketed_newton(f, f1, f2, a, b, fa, fb, root_iters)
+    r = jnp.where(has, r, jnp.inf)
+    at_lo = jnp.where(fp[..., :1] == 0, p[..., :1], jnp.inf)
+    cand = jnp.sort(jnp.concatenate([at_lo, r], axis=-1), axis=-1)[..., :4]
+    nonzero = jnp.any(coeffs != 0, axis=-1)
+    return jnp.where((valid & nonzero)[..., None], cand, jnp.inf)
+
+
+def first_descending_root(coeffs, hi, approach_tol, *, deriv_iters=DERIV_ITERS,
+                          root_iters=ROOT_ITERS):
+    """The first time in [0, hi] at which a quartic crosses zero going down.
+
+    Args:
+      coeffs: (..., 5) coefficients (c4, c3, c2, c1, c0), highest degree first; leading ones may
+        be zero (a quadratic has c4 = c3 = 0).
+      hi: horizon, broadcastable against coeffs.shape[:-1]. Where it is +inf, NaN or negative the
+        interval is treated as empty and the result is +inf.
+      approach_tol: >= 0, broadcastable; the slope f'(0) below which a start inside or on contact
+        (f(0) <= 0) counts as approaching.
+    Returns:
+      (...) the smallest t in [0, hi] at which f goes from > 0 to <= 0; 0 where f(0) <= 0 and
+      f'(0) < -approach_tol (contact at the start while approaching); where f(0) <= 0 and
+      f'(0) >= -approach_tol, the first descending crossing after f has become positive; +inf
+      where there is none. A tangency that reaches exactly 0 counts as a crossing.
+    """
+    dtype, coeffs, lo, hi, valid = _prepare(coeffs, 0.0, hi, approach_tol)
+    tol = jnp.asarray(approach_tol, dtype)
+    cs, p = _segments(coeffs, lo, hi, deriv_iters)
+    f, f1, f2, _ = _derivative_tuples(cs)
+    fp = _horner(f, p)
+    a, b = p[..., :-1], p[..., 1:]
+    fa, fb = fp[..., :-1], fp[..., 1:]
+    desc = (fa > 0) & (fb <= 0)
+    k = jnp.argmax(desc, axis=-1)[..., None]
+    any_desc = jnp.any(desc, axis=-1)
+    take = lambda v: jnp.take_along_axis(v, k, axis=-1)  # noqa: E731
+    r = _bracketed_newton(f, f1, f2, take(a), take(b), take(fa), take(fb), root_iters)[..., 0]
+    c1, c0 = coeffs[..., 3], coeffs[..., 4]
+    start = (c0 <= 0) & (c1 < -tol)
+    out = jnp.where(start, 0.0, jnp.where(any_desc, r, jnp.inf))
+    return jnp.where(valid, out, jnp.inf).astype(dtype)

@@ -1,0 +1,223 @@
+"""Invariants on generated shots (PHYSICS.md section 8): energy, overlap, bounds, time order;
+and the simulator's own guarantees: jit == no jit, vmap == single, frozen and simultaneous
+contacts, capacity overflow, bad input."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import physics
+from physics import Shot, Status
+from tests.conftest import energy
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
+
+
+def random_layout(rng, params, n=3):
+    """n non-overlapping balls inside the cushions (rejection sampling)."""
+    R, reach = float(params.ball.radius), float(params.cushion_reach)
+    L, W = float(params.table.length), float(params.table.width)
+    while True:
+        pos = np.column_stack([rng.uniform(reach, L - reach, n), rng.uniform(reach, W - reach, n)])
+        d = np.linalg.norm(pos[:, None] - pos[None], axis=-1) + np.eye(n) * 9
+        if d.min() >= 2 * R:
+            return pos
+
+
+def random_shot(rng):
+    r, ang = 0.5 * np.sqrt(rng.uniform()), rng.uniform(0, 2 * np.pi)
+    return Shot(
+        V0=rng.uniform(0.5, 6.0), phi=rng.uniform(-180, 180), theta=rng.uniform(0, 20),
+        a=r * np.cos(ang), b=r * np.sin(ang),
+    )
+
+
+def check_invariants(result, params, samples=600):
+    R, reach = float(params.ball.radius), float(params.cushion_reach)
+    L, W = float(params.table.length), float(params.table.width)
+    n = int(result.num_events)
+    log = jax.tree_util.tree_map(np.asarray, result.events)
+    assert int(result.status) == 0, f"status {int(result.status)}"
+    assert not bool(result.overflow)
+    # Event times never go back.
+    assert np.all(np.diff(log.time[:n]) >= 0)
+    # Energy never increases from one event to the next.
+    e = energy(log.velocities[:n], log.spins[:n], params)
+    assert np.all(np.diff(e) <= 1e-12 * e[0] + 1e-15), np.diff(e).max()
+    # At rest at the end.
+    assert np.all(log.motion[n - 1] == physics.Motion.STATIONARY)
+    # No overlap and never outside the cushions: at every event and on a dense grid between.
+    times = np.concatenate([log.time[:n], np.linspace(0, float(result.final_time), samples)])
+    pos = np.asarray(physics.positions_at(result, times, params))
+    i, j = np.triu_indices(pos.shape[1], 1)
+    d = np.linalg.norm(pos[:, i] - pos[:, j], axis=-1)
+    assert d.min() >= 2 * R - 1e-9, d.min() - 2 * R
+    assert pos[..., 0].min() >= reach - 1e-9 and pos[..., 0].max() <= L - reach + 1e-9
+    assert pos[..., 1].min() >= reach - 1e-9 and pos[..., 1].max() <= W - reach + 1e-9
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invariants_on_random_shots(params, seed):
+    rng = np.random.default_rng(seed)
+    pos = random_layout(rng, params)
+    res = physics.simulate(pos, random_shot(rng), int(rng.integers(3)), params)
+    check_invariants(res, params)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), cut=st.floats(-80, 80))
+def test_invariants_with_frozen_balls_at_the_start(params, seed, cut):
+    """Cue ball touching an object ball, shot in any direction: never hangs or overlaps."""
+    rng = np.random.default_rng(seed)
+    R = float(params.ball.radius)
+    cue = np.array([1.0, 0.7])
+    obj = cue + 2 * R * np.array([np.cos(np.radians(cut)), np.sin(np.radians(cut))])
+    pos = np.stack([cue, obj, [2.2, 0.3]])
+    res = physics.simulate(pos, random_shot(rng), 0, params)
+    check_invariants(res, params)
+
+
+def test_three_frozen_balls_in_a_line_pass_the_hit_through(params):
+    R = float(params.ball.radius)
+    pos = np.array([[1.0, 0.71], [1.0 + 2 * R, 0.71], [1.0 + 4 * R, 0.71]])
+    res = physics.simulate(pos, Shot(V0=2.0, phi=0.0), 0, params)
+    check_invariants(res, params)
+    events = physics.event_list(res)
+    contacts = [e["balls"] for e in events if e["kind"] == "ball_ball"]
+    assert contacts[:2] == [[0, 1], [1, 2]]
+    # The end ball takes the shot on: after the second contact it has most of the cue ball's speed.
+    v0 = float(res.events.velocities[0, 0, 0])
+    second = [e for e in events if e["kind"] == "ball_ball"][1]
+    assert second["t"] < 1e-12
+    assert second["velocities"][2][0] > 0.85 * v0
+    assert abs(second["velocities"][1][0]) < 0.1 * v0
+
+
+def test_ball_frozen_to_a_cushion_shot_along_it_makes_no_contact(params):
+    reach = float(params.cushion_reach)
+    pos = np.array([[1.0, reach], [2.0, 1.0], [2.5, 1.2]])
+    res = physics.simulate(pos, Shot(V0=1.0, phi=0.0), 0, params)
+    check_invariants(res, params)
+    assert not any(e["kind"] == "ball_cushion" and e["t"] == 0.0 for e in physics.event_list(res))
+
+
+def test_simultaneous_contacts_two_object_balls_at_once(params):
+    R = float(params.ball.radius)
+    cue = np.array([1.0, 0.71])
+    pos = np.stack([cue, cue + 2 * R * np.array([np.cos(0.6), np.sin(0.6)]),
+                    cue + 2 * R * np.array([np.cos(0.6), -np.sin(0.6)])])
+    res = physics.simulate(pos, Shot(V0=2.0, phi=0.0), 0, params)
+    check_invariants(res, params)
+    events = physics.event_list(res)
+    assert events[1]["kind"] == events[2]["kind"] == "ball_ball"
+    assert events[1]["t"] < 1e-12 and events[2]["t"] < 1e-12
+    after = np.asarray(events[2]["velocities"])
+    assert after[1, 1] > 0 > after[2, 1]  # each object ball leaves on its own line of centres
+
+
+def test_ball_into_a_corner_hits_both_cushions(params):
+    reach = float(params.cushion_reach)
+    pos = np.array([[reach + 0.3, reach + 0.3], [2.0, 1.0], [2.5, 1.2]])
+    res = physics.simulate(pos, Shot(V0=1.0, phi=-135.0), 0, params)
+    check_invariants(res, params)
+    hits = [e for e in physics.event_list(res) if e["kind"] == "ball_cushion"]
+    assert {hits[0]["cushion"], hits[1]["cushion"]} == {"bottom", "right"}
+    assert hits[1]["t"] - hits[0]["t"] < 1e-6
+
+
+def test_capacity_overflow_is_flagged_never_silent():
+    params = physics.default_params(capacity=4)
+    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.7]])
+    res = physics.simulate(pos, Shot(V0=4.0, phi=10.0), 0, params)
+    assert bool(res.overflow)
+    assert int(res.status) & Status.OVERFLOW
+    assert int(res.num_events) == 4
+
+
+def test_jit_and_no_jit_agree(params):
+    rng = np.random.default_rng(7)
+    pos, shot = random_layout(rng, params), Shot(V0=3.0, phi=25.0, a=0.2, b=-0.3)
+    jitted = physics.simulate(pos, shot, 0, params)
+    with jax.disable_jit():
+        eager = physics.simulate(pos, shot, 0, params)
+    n = int(jitted.num_events)
+    assert int(eager.num_events) == n
+    assert np.array_equal(np.asarray(eager.events.kind), np.asarray(jitted.events.kind))
+    assert np.allclose(eager.events.time[:n], jitted.events.time[:n], rtol=1e-9, atol=1e-12)
+    assert np.allclose(eager.final_positions, jitted.final_positions, rtol=1e-9, atol=1e-12)
+
+
+def test_vmap_agrees_with_single_shots(params):
+    rng = np.random.default_rng(11)
+    B = 8
+    pos = np.stack([random_layout(rng, params) for _ in range(B)])
+    shots = [random_shot(rng) for _ in range(B)]
+    batch = Shot(*(np.array([getattr(s, f) for s in shots]) for f in ("V0", "phi", "theta", "a", "b")))
+    cue = rng.integers(3, size=B)
+    res = physics.simulate_batch(pos, batch, cue, params)
+    for k in range(B):
+        one = physics.simulate(pos[k], shots[k], int(cue[k]), params)
+        n = int(one.num_events)
+        assert int(res.num_events[k]) == n
+        assert np.array_equal(np.asarray(res.events.kind[k]), np.asarray(one.events.kind))
+        assert np.allclose(res.events.time[k, :n], one.events.time[:n], rtol=1e-12, atol=1e-12)
+        assert np.allclose(res.final_positions[k], one.final_positions, rtol=1e-12, atol=1e-12)
+
+
+def test_same_inputs_same_results(params):
+    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.7]])
+    a = physics.simulate(pos, Shot(V0=3.0, phi=33.0, a=0.3), 0, params)
+    b = physics.simulate(pos, Shot(V0=3.0, phi=33.0, a=0.3), 0, params)
+    assert all(np.array_equal(x, y) for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)))
+
+
+def test_float32_runs_and_stays_float32():
+    params = physics.default_params(dtype="float32")
+    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.7]], np.float32)
+    res = physics.simulate(pos, Shot(V0=3.0, phi=33.0), 0, params)
+    assert res.final_positions.dtype == jnp.float32 and res.events.time.dtype == jnp.float32
+    assert int(res.status) == 0 and not bool(res.overflow)
+
+
+# Bad input: clear errors outside jit, status flags inside.
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(V0=float("nan"), phi=0.0), "V0 must be finite"),
+        (dict(V0=-1.0, phi=0.0), "V0 must be in"),
+        (dict(V0=1.0, phi=0.0, theta=95.0), "theta must be in"),
+        (dict(V0=1.0, phi=0.0, a=0.5, b=0.5), "miscue"),
+    ],
+)
+def test_bad_shots_raise_with_the_allowed_range(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Shot(**kwargs)
+
+
+def test_bad_shot_inside_jit_is_flagged_in_status(params):
+    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.7]])
+    status = jax.jit(lambda V0: physics.simulate(pos, Shot(V0, 0.0), 0, params).status)(jnp.nan)
+    assert int(status) & Status.INVALID_SHOT
+
+
+def test_overlapping_layout_is_flagged_and_nothing_moves(params):
+    pos = np.array([[0.7, 0.5], [0.72, 0.5], [2.1, 0.7]])
+    res = physics.simulate(pos, Shot(V0=3.0, phi=0.0), 0, params)
+    assert int(res.status) & Status.INVALID_LAYOUT
+    assert np.allclose(res.final_positions, pos)
+
+
+def test_bad_arguments_raise(params):
+    with pytest.raises(ValueError, match="shape"):
+        physics.simulate(np.zeros((3, 3)), Shot(1.0, 0.0), 0, params)
+    with pytest.raises(ValueError, match="cue_ball"):
+        physics.simulate(np.zeros((3, 2)), Shot(1.0, 0.0), 5, params)
+    with pytest.raises(ValueError, match="valid: frictional, frictionless"):
+        physics.default_params(ball_ball="sticky")
+    with pytest.raises(ValueError, match="valid tables"):
+        physics.default_params(table="snooker")
+    with pytest.raises(ValueError, match="e_c must be in"):
+        physics.default_params(e_c=1.5)
