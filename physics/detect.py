@@ -9,7 +9,8 @@ are resolved before state changes, and lower ball indices first.
   contact is where it falls to R cos(theta) (the nose touches the ball above its equator), while
   the ball is moving towards that cushion.
 - ball-ball: |r_j(t) - r_i(t)|^2 - (2R)^2 is a quartic; contact is its first downward crossing.
-Searches are limited to each ball's horizon, where its closed-form trajectory stops being valid.
+Searches are limited to each ball's horizon, where its closed-form trajectory stops being valid,
+and ball-ball searches to the earliest of the cheaper candidates.
 A touching pair or a ball touching a cushion collides at t = 0 only if it approaches faster than
 the speed tolerance, so frozen balls neither hang the loop nor overlap.
 """
@@ -84,7 +85,10 @@ def candidate_times(r, v, w, motion, params, pair_i, pair_j):
         axis=-1,
     )
     either_moving = moving[pair_i] | moving[pair_j]
-    hi_pair = jnp.where(either_moving, jnp.minimum(hz[pair_i], hz[pair_j]), 0.0)
+    # No pair needs searching past the earliest cushion contact or change of state: whatever the
+    # pairs do after it, that event comes first. Short intervals also make the search cheaper.
+    t_cap = jnp.minimum(jnp.min(t_cushion), jnp.min(hz))
+    hi_pair = jnp.where(either_moving, jnp.minimum(jnp.minimum(hz[pair_i], hz[pair_j]), t_cap), 0.0)
     t_pair = roots.first_descending_root(coeffs, hi_pair, 4.0 * R * tol)
     t_pair = jnp.where(either_moving, t_pair, jnp.inf)
 

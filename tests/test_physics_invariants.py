@@ -156,7 +156,10 @@ def test_vmap_agrees_with_single_shots(params):
     shots = [random_shot(rng) for _ in range(B)]
     batch = Shot(*(np.array([getattr(s, f) for s in shots]) for f in ("V0", "phi", "theta", "a", "b")))
     cue = rng.integers(3, size=B)
-    res = physics.simulate_batch(pos, batch, cue, params)
+    res = physics.simulate_batch(pos, batch, cue, params, lanes=3)  # lanes take new shots
+    again = physics.simulate_batch(pos, batch, cue, params, lanes=B)
+    assert np.array_equal(np.asarray(res.events.kind), np.asarray(again.events.kind))
+    assert np.allclose(res.final_positions, again.final_positions, rtol=1e-9, atol=1e-12)
     for k in range(B):
         one = physics.simulate(pos[k], shots[k], int(cue[k]), params)
         n = int(one.num_events)
