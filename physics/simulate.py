@@ -274,7 +274,7 @@ _simulate_pool_jit = jax.jit(_simulate_pool, static_argnames="lanes")
 _simulate_batch_params_jit = jax.jit(jax.vmap(_simulate, in_axes=(0, 0, 0, 0)))
 
 # Lanes of the shot pool: enough to keep the vector units busy, few enough that lanes rarely idle.
-DEFAULT_LANES = 512
+DEFAULT_LANES = 128
 
 
 def _as_shot(shot) -> Shot:
