@@ -1,18 +1,24 @@
 """Which event comes next: candidate times for every pair of bodies, and the earliest of them.
 
 Candidates, in the order that also breaks ties between simultaneous events (argmin keeps the
-first): ball-ball pairs (i < j, lexicographic), then ball-cushion (ball-major, cushions in
-``Cushion`` order), then the end of each ball's motion state. So at the same instant collisions
-are resolved before state changes, and lower ball indices first.
+first):
 
-- ball-cushion: the distance from a ball's centre to a cushion's nose line is quadratic in t;
-  contact is where it falls to R cos(theta) (the nose touches the ball above its equator), while
-  the ball is moving towards that cushion.
-- ball-ball: |r_j(t) - r_i(t)|^2 - (2R)^2 is a quartic; contact is its first downward crossing.
-Searches are limited to each ball's horizon, where its closed-form trajectory stops being valid,
-and ball-ball searches to the earliest of the cheaper candidates.
-A touching pair or a ball touching a cushion collides at t = 0 only if it approaches faster than
-the speed tolerance, so frozen balls neither hang the loop nor overlap.
+======================  =====  ===================================================
+group                   count  contact when
+======================  =====  ===================================================
+ball-ball               P      |centre distance| (3-D) falls to 2R
+ball-pin (with a pin)   n      distance to the pin's axis falls to R + pin radius
+ball-cushion            4n     distance to the nose line falls to R cos(theta)
+pin falls (with a pin)  1      now, once a hit has toppled it
+end of motion state     n      the state's horizon (``physics.motion``)
+======================  =====  ===================================================
+
+So at one instant collisions are resolved before state changes, and lower indices first.
+Distances between parabolic paths give quartics in t (``physics.roots``), distances to straight
+cushions quadratics. Searches are limited to each ball's horizon, where its closed-form path
+stops being valid, and the quartic searches to the earliest of the cheaper candidates. A touching
+pair collides at t = 0 only if it approaches faster than the speed tolerance, so frozen balls
+neither hang the loop nor overlap.
 """
 from __future__ import annotations
 
@@ -21,17 +27,34 @@ import numpy as np
 
 from physics import roots
 from physics.events import Cushion, Motion
-from physics.motion import acceleration, horizon, speed_tolerance
+from physics.motion import Balls, acceleration, horizon, speed_tolerance, translating, vertical_acceleration
 
 # Unit vectors from a ball's centre towards each cushion, in ``Cushion`` order.
 CUSHION_NORMALS = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
 assert [Cushion.BOTTOM, Cushion.TOP, Cushion.RIGHT, Cushion.LEFT] == [0, 1, 2, 3]
+
+# Pin states between and during shots.
+PIN_STANDING, PIN_FALLING, PIN_DOWN = 1, 2, 3
 
 
 def pairs(n_balls: int):
     """Static (P,) index arrays of the ball pairs i < j."""
     i, j = np.triu_indices(n_balls, 1)
     return i.astype(np.int32), j.astype(np.int32)
+
+
+class Layout:
+    """Static offsets of the candidate groups for n balls, with or without a pin."""
+
+    def __init__(self, n_balls: int, has_pin: bool):
+        self.n = n_balls
+        self.pair_i, self.pair_j = pairs(n_balls)
+        self.pairs = len(self.pair_i)
+        self.pin = self.pairs
+        self.cushion = self.pin + (n_balls if has_pin else 0)
+        self.fall = self.cushion + 4 * n_balls
+        self.transition = self.fall + (1 if has_pin else 0)
+        self.size = self.transition + n_balls
 
 
 def first_descending_root_quadratic(c2, c1, c0, hi, approach_tol):
@@ -53,43 +76,58 @@ def first_descending_root_quadratic(c2, c1, c0, hi, approach_tol):
     return jnp.where(now, 0.0, jnp.where(later, t, jnp.inf))
 
 
-def candidate_times(r, v, w, motion, params, pair_i, pair_j):
-    """Times from now of every candidate event: (P + 4n + n,) in the tie-breaking order above."""
-    R = params.ball.radius
-    tol = speed_tolerance(r.dtype)
-    a = acceleration(v, w, motion, params)
-    hz = horizon(v, w, motion, params)
-    moving = (motion == Motion.SLIDING) | (motion == Motion.ROLLING)
-
-    # Ball-cushion: f(t) = (distance to the nose line) - R cos(theta).
-    L, W, reach = params.table.length, params.table.width, params.cushion_reach
-    x, y = r[:, 0], r[:, 1]
-    c0 = jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1)
-    c1 = jnp.stack([v[:, 0], -v[:, 0], v[:, 1], -v[:, 1]], axis=-1)
-    c2 = 0.5 * jnp.stack([a[:, 0], -a[:, 0], a[:, 1], -a[:, 1]], axis=-1)
-    hi = jnp.where(moving, hz, 0.0)[:, None]
-    t_cushion = first_descending_root_quadratic(c2, c1, c0, hi, tol)
-    t_cushion = jnp.where(moving[:, None], t_cushion, jnp.inf)
-
-    # Ball-ball: f(t) = |dr + dv t + da t^2 / 2|^2 - (2R)^2, a quartic.
-    dr, dv, da = r[pair_j] - r[pair_i], v[pair_j] - v[pair_i], a[pair_j] - a[pair_i]
+def _distance_quartic(dr, dv, da, reach):
+    """Coefficients (..., 5) of |dr + dv t + da t^2 / 2|^2 - reach^2 (vectors on the last axis)."""
     dot = lambda p, q: jnp.sum(p * q, axis=-1)  # noqa: E731
-    coeffs = jnp.stack(
-        [
-            0.25 * dot(da, da),
-            dot(dv, da),
-            dot(dv, dv) + dot(dr, da),
-            2.0 * dot(dr, dv),
-            dot(dr, dr) - 4.0 * R * R,
-        ],
+    return jnp.stack(
+        [0.25 * dot(da, da), dot(dv, da), dot(dv, dv) + dot(dr, da), 2.0 * dot(dr, dv), dot(dr, dr) - reach**2],
         axis=-1,
     )
-    either_moving = moving[pair_i] | moving[pair_j]
-    # No pair needs searching past the earliest cushion contact or change of state: whatever the
-    # pairs do after it, that event comes first. Short intervals also make the search cheaper.
-    t_cap = jnp.minimum(jnp.min(t_cushion), jnp.min(hz))
-    hi_pair = jnp.where(either_moving, jnp.minimum(jnp.minimum(hz[pair_i], hz[pair_j]), t_cap), 0.0)
-    t_pair = roots.first_descending_root(coeffs, hi_pair, 4.0 * R * tol)
-    t_pair = jnp.where(either_moving, t_pair, jnp.inf)
 
-    return jnp.concatenate([t_pair, t_cushion.reshape(-1), hz])
+
+def candidate_times(b: Balls, params, layout: Layout, pin=None):
+    """Times from now of every candidate event, (layout.size,), in the order above.
+
+    pin: None, or (position (2,), state) of the pin.
+    """
+    R = params.ball.radius
+    tol = speed_tolerance(b.r.dtype)
+    a = acceleration(b, params)
+    hz = horizon(b, params)
+    moving = translating(b.motion)
+    in_play = b.motion != Motion.OFF_TABLE
+
+    # Ball-cushion: f(t) = (distance to the nose line) - R cos(theta), across the table only.
+    L, W, reach = params.table.length, params.table.width, params.cushion_reach
+    x, y = b.r[:, 0], b.r[:, 1]
+    c0 = jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1)
+    c1 = jnp.stack([b.v[:, 0], -b.v[:, 0], b.v[:, 1], -b.v[:, 1]], axis=-1)
+    c2 = 0.5 * jnp.stack([a[:, 0], -a[:, 0], a[:, 1], -a[:, 1]], axis=-1)
+    hi = jnp.where(moving, hz, 0.0)[:, None]
+    t_cushion = jnp.where(moving[:, None], first_descending_root_quadratic(c2, c1, c0, hi, tol), jnp.inf)
+    t_cap = jnp.minimum(jnp.min(t_cushion), jnp.min(hz))
+
+    # Ball-ball, in three dimensions (a ball in the air passes over one it clears).
+    i, j = layout.pair_i, layout.pair_j
+    r3 = jnp.concatenate([b.r, b.z[:, None]], axis=-1)
+    v3 = jnp.concatenate([b.v, b.vz[:, None]], axis=-1)
+    a3 = jnp.concatenate([a, vertical_acceleration(b, params)[:, None]], axis=-1)
+    live = (moving[i] | moving[j]) & in_play[i] & in_play[j]
+    hi_pair = jnp.where(live, jnp.minimum(jnp.minimum(hz[i], hz[j]), t_cap), 0.0)
+    coeffs = _distance_quartic(r3[j] - r3[i], v3[j] - v3[i], a3[j] - a3[i], 2.0 * R)
+    t_pair = jnp.where(live, roots.first_descending_root(coeffs, hi_pair, 4.0 * R * tol), jnp.inf)
+
+    groups = [t_pair]
+    if pin is not None:
+        position, state = pin
+        reach_pin = R + params.pin.contact_radius
+        standing = state == PIN_STANDING
+        hi_pin = jnp.where(moving & standing, jnp.minimum(hz, t_cap), 0.0)
+        coeffs = _distance_quartic(b.r - position, b.v, a, reach_pin)
+        t_pin = roots.first_descending_root(coeffs, hi_pin, 2.0 * reach_pin * tol)
+        groups.append(jnp.where(moving & standing, t_pin, jnp.inf))
+    groups.append(t_cushion.reshape(-1))
+    if pin is not None:
+        groups.append(jnp.where(pin[1] == PIN_FALLING, 0.0, jnp.inf)[None])
+    groups.append(hz)
+    return jnp.concatenate(groups)

@@ -26,6 +26,7 @@ class BallParams:
       u_s: sliding friction.  u_r: rolling resistance.
       u_sp_proportionality: spin friction per metre of radius (pooltool's 0.444): u_sp = it * R.
       e_b: ball-ball restitution.
+      e_table: restitution of a ball bouncing on the cloth and slate (PHYSICS.md section 1).
       throw_a, throw_b, throw_c: ball-ball friction against slip speed v (TP A-14 fit),
         u_b(v) = a + b exp(-c v).
     """
@@ -36,6 +37,7 @@ class BallParams:
     u_r: jnp.ndarray
     u_sp_proportionality: jnp.ndarray
     e_b: jnp.ndarray
+    e_table: jnp.ndarray
     throw_a: jnp.ndarray
     throw_b: jnp.ndarray
     throw_c: jnp.ndarray
@@ -69,6 +71,39 @@ class CushionParams:
 
 
 @pytree_dataclass
+class PinParams:
+    """The wooden pin of the Hungarian game (rule H-1.3; PHYSICS.md section 4).
+
+    The rules give its height (90-92 mm), base diameter (14 mm) and centre of mass (33 mm above
+    the base), not its mass or its width where a ball touches it (open point O-9): a turned
+    pin of this size weighs 10-20 g and is about 20 mm across at a ball's centre height.
+
+    Attributes:
+      mass: kg (15 g).  contact_radius: m, the pin's radius at a ball's centre height (10 mm).
+      total_height: m (91 mm).  base_radius: m (7 mm).  cm_height: m (33 mm).
+      restitution: of a ball-pin impact (wood on a phenolic ball).
+    """
+
+    mass: jnp.ndarray
+    contact_radius: jnp.ndarray
+    total_height: jnp.ndarray
+    base_radius: jnp.ndarray
+    cm_height: jnp.ndarray
+    restitution: jnp.ndarray
+
+    @property
+    def edge_inertia(self):
+        """Moment of inertia about an edge of the base: a slender rod of the pin's height about
+        its centre of mass, moved to the edge (parallel axes)."""
+        return self.mass * (self.total_height**2 / 12 + self.cm_height**2 + self.base_radius**2)
+
+    @property
+    def tip_lift(self):
+        """How far the centre of mass rises before it passes over the base edge (m)."""
+        return jnp.sqrt(self.cm_height**2 + self.base_radius**2) - self.cm_height
+
+
+@pytree_dataclass
 class CueParams:
     """Cue (PHYSICS.md section 3).
 
@@ -93,7 +128,7 @@ class Params:
     """All physical parameters of a shot.
 
     Attributes:
-      ball, cushion, cue: the parameter groups above.  table: the ``Table``.  g: gravity (m/s^2).
+      ball, cushion, cue, pin: the parameter groups above.  table: the ``Table``.  g: gravity (m/s^2).
       ball_ball: "frictional" (TP A-14 throw) or "frictionless".
       cushion_model: "han2005" (closed form) or "mathavan2010" (integrated impact).
       capacity: events the log can hold.
@@ -102,6 +137,7 @@ class Params:
     ball: BallParams
     cushion: CushionParams
     cue: CueParams
+    pin: PinParams
     table: Table
     g: jnp.ndarray
     ball_ball: str = static_field(default="frictional")
@@ -126,22 +162,34 @@ class Params:
 _DEFAULTS = {
     BallParams: dict(
         mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_sp_proportionality=0.444, e_b=0.95,
-        throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
+        e_table=0.5, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
     ),
     CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037),
+    PinParams: dict(
+        mass=0.015, contact_radius=0.010, total_height=0.091, base_radius=0.007, cm_height=0.033,
+        restitution=0.6,
+    ),
     CueParams: dict(
         mass=0.567, tip_radius=0.0106, end_mass_ratio=20.0, tip_restitution=1.0,
         max_offset=0.6, max_speed=10.0,
     ),
 }
 _TABLE_FIELDS = ("length", "width", "head_string_offset", "spot_spacing", "base_spot_fraction")
-_GROUP = {BallParams: "ball", CushionParams: "cushion", CueParams: "cue"}
+_GROUP = {BallParams: "ball", CushionParams: "cushion", PinParams: "pin", CueParams: "cue"}
+
+
+def _override_name(group, field):
+    """A leaf's override name: the pin's are all prefixed ``pin_``; others by their own name where
+    that is unique, else prefixed by their group (``ball_mass``, ``cue_mass``)."""
+    clashes = sum(field in values for values in _DEFAULTS.values())
+    unique = clashes == 1 and field != "radius" and group is not PinParams
+    return field if unique else f"{_GROUP[group]}_{field}"
 
 
 def _valid_names():
     names = ["table", "ball_ball", "cushion", "capacity", "dtype", "g", *_TABLE_FIELDS]
     for group, values in _DEFAULTS.items():
-        names += [f"{_GROUP[group]}_{k}" if k in ("mass", "radius") else k for k in values]
+        names += [_override_name(group, k) for k in values]
     return sorted(set(names))
 
 
@@ -151,7 +199,8 @@ def default_params(table: str = "match", **overrides) -> Params:
     Overrides: ``ball_ball`` ("frictional" | "frictionless"), ``cushion`` ("han2005" |
     "mathavan2010"), ``capacity`` (events in the log), ``dtype`` ("float64" | "float32"), ``g``,
     any table size (``length``, ``width``, ...), and any leaf of the groups by its name
-    (``u_s``, ``e_b``, ``e_c``, ``height``; ``ball_mass``, ``ball_radius``, ``cue_mass``, ...).
+    (``u_s``, ``e_b``, ``e_c``, ``height``; ``ball_mass``, ``ball_radius``, ``cue_mass``; the pin's
+    with ``pin_``: ``pin_mass``, ``pin_contact_radius``, ...).
     """
     dtype = jnp.dtype(overrides.pop("dtype", jnp.zeros(()).dtype))
     if dtype not in (jnp.float32, jnp.float64):
@@ -170,11 +219,9 @@ def default_params(table: str = "match", **overrides) -> Params:
 
     groups = {}
     for group, values in _DEFAULTS.items():
-        prefix = _GROUP[group] + "_"
         fields = {}
         for name, default in values.items():
-            key = prefix + name if name in ("mass", "radius") else name
-            fields[name] = overrides.pop(key, default)
+            fields[name] = overrides.pop(_override_name(group, name), default)
         groups[_GROUP[group]] = group(**{k: jnp.asarray(v, dtype) for k, v in fields.items()})
     if overrides:
         raise ValueError(
@@ -213,6 +260,11 @@ def check_params(params: Params) -> None:
         (np.all(np.asarray(b.u_r) > 0), "u_r must be > 0"),
         (np.all(np.asarray(b.u_sp_proportionality) >= 0), "u_sp_proportionality must be >= 0"),
         (np.all((np.asarray(b.e_b) >= 0) & (np.asarray(b.e_b) <= 1)), "e_b must be in [0, 1]"),
+        (np.all((np.asarray(b.e_table) >= 0) & (np.asarray(b.e_table) < 1)), "e_table must be in [0, 1)"),
+        (np.all(np.asarray(params.pin.mass) > 0), "pin_mass must be > 0"),
+        (np.all(np.asarray(params.pin.contact_radius) > 0), "pin_contact_radius must be > 0"),
+        (np.all((np.asarray(params.pin.restitution) >= 0) & (np.asarray(params.pin.restitution) <= 1)), "pin_restitution must be in [0, 1]"),
+        (np.all((np.asarray(params.pin.cm_height) > 0) & (np.asarray(params.pin.cm_height) < np.asarray(params.pin.total_height))), "pin_cm_height must be in (0, pin_total_height)"),
         (np.all((np.asarray(c.e_c) >= 0) & (np.asarray(c.e_c) <= 1)), "e_c must be in [0, 1]"),
         (np.all(np.asarray(c.f_c) >= 0), "f_c must be >= 0"),
         (
@@ -238,6 +290,6 @@ def cast_params(params: Params, dtype) -> Params:
 
 
 __all__ = [
-    "BallParams", "CushionParams", "CueParams", "Params", "default_params", "check_params",
+    "BallParams", "CushionParams", "CueParams", "PinParams", "Params", "default_params", "check_params",
     "cast_params", "replace", "dataclasses",
 ]

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from physics.events import Cushion, EventKind, Motion, ShotResult
-from physics.motion import evolve
+from physics.motion import Balls, evolve
 
 
 def event_list(result: ShotResult) -> list[dict]:
@@ -43,8 +43,10 @@ def _positions_at(result: ShotResult, times, params):
     k = jnp.clip(jnp.searchsorted(valid_time, times, side="right") - 1, 0, log.capacity - 1)
 
     def one(k, t):
-        r, v, w, m = log.positions[k], log.velocities[k], log.spins[k], log.motion[k]
-        return evolve(r, v, w, m, t - log.time[k], params)[0]
+        # Heights do not matter across the table: a ball in the air moves in a straight line.
+        b = Balls.at_rest(log.positions[k])
+        b = Balls(b.r, log.velocities[k], log.spins[k], b.z, b.vz, log.motion[k])
+        return evolve(b, jnp.maximum(t - log.time[k], 0.0), params).r
 
     return jax.vmap(one)(k, times)
 

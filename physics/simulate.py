@@ -9,16 +9,15 @@ other at the same time, in the order ``physics.detect`` documents.
 """
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from physics import collide
-from physics.detect import CUSHION_NORMALS, candidate_times, pairs
+from physics._pytree import pytree_dataclass
+from physics.detect import CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, pairs
 from physics.events import EventKind, EventLog, Motion, ShotResult, Status
-from physics.motion import classify, end_of_state, evolve
+from physics.motion import Balls, classify, end_of_state, evolve, hop_speed
 from physics.params import Params, default_params
 from physics.strike import Shot, shot_is_valid, strike
 
@@ -26,8 +25,17 @@ from physics.strike import Shot, shot_is_valid, strike
 LAYOUT_TOLERANCE = 1e-7
 
 
-def layout_is_valid(positions, params):
-    """() bool: no two balls overlap and every ball is inside the cushions."""
+@pytree_dataclass
+class PinState:
+    """The pin during a shot. position: (2,); state: () int8 (detect.PIN_*); knocked_by: () int8."""
+
+    position: jnp.ndarray
+    state: jnp.ndarray
+    knocked_by: jnp.ndarray
+
+
+def layout_is_valid(positions, params, pin_position=None):
+    """() bool: no two balls overlap, none overlaps the pin, and every ball is inside the cushions."""
     n = positions.shape[0]
     R = params.ball.radius
     i, j = pairs(n)
@@ -39,109 +47,168 @@ def layout_is_valid(positions, params):
         & (positions[:, 1] >= reach - LAYOUT_TOLERANCE)
         & (positions[:, 1] <= params.table.width - reach + LAYOUT_TOLERANCE)
     )
-    return jnp.all(d >= 2 * R - LAYOUT_TOLERANCE) & jnp.all(inside) & jnp.all(jnp.isfinite(positions))
+    ok = jnp.all(d >= 2 * R - LAYOUT_TOLERANCE) & jnp.all(inside) & jnp.all(jnp.isfinite(positions))
+    if pin_position is not None:
+        to_pin = jnp.linalg.norm(positions - pin_position, axis=-1)
+        ok = ok & jnp.all(to_pin >= R + params.pin.contact_radius - LAYOUT_TOLERANCE)
+        ok = ok & jnp.all(jnp.isfinite(pin_position))
+    return ok
 
 
-def _record(log, k, kind, t, ball, other, cushion, r, v, w, motion):
+def _record(log, k, kind, t, ball, other, cushion, b: Balls):
     k = jnp.minimum(k, log.capacity - 1)
     return EventLog(
         kind=log.kind.at[k].set(jnp.asarray(kind, jnp.int8)),
         time=log.time.at[k].set(t),
         balls=log.balls.at[k].set(jnp.stack([ball, other]).astype(jnp.int8)),
         cushion=log.cushion.at[k].set(jnp.asarray(cushion, jnp.int8)),
-        positions=log.positions.at[k].set(r),
-        velocities=log.velocities.at[k].set(v),
-        spins=log.spins.at[k].set(w),
-        motion=log.motion.at[k].set(motion),
+        positions=log.positions.at[k].set(b.r),
+        velocities=log.velocities.at[k].set(b.v),
+        spins=log.spins.at[k].set(b.w),
+        motion=log.motion.at[k].set(b.motion),
     )
 
 
-def _resolve(r, v, w, motion, index, params, pair_i, pair_j):
-    """Apply event ``index`` (into the candidate list) to the balls, which are already there.
+def _set_ball(b: Balls, k, one: Balls) -> Balls:
+    """b with ball k replaced by ``one`` (fields without the ball axis)."""
+    return Balls(*(full.at[k].set(part) for full, part in zip(b._fields(), one._fields())))
 
-    All three kinds of resolution are computed for the balls involved and one is selected, so
-    the step has no data-dependent branch. Returns (v, w, motion, kind, ball, other, cushion).
+
+def _ball(b: Balls, k) -> Balls:
+    return Balls(*(full[k] for full in b._fields()))
+
+
+def _unit(d):
+    n = jnp.linalg.norm(d)
+    return jnp.where(n > 0, d / jnp.where(n > 0, n, 1.0), jnp.array([1.0, 0.0], d.dtype))
+
+
+def _resolve(b: Balls, pin, index, params, layout: Layout):
+    """Apply event ``index`` (into the candidate list) to the bodies, which are already there.
+
+    Every kind of resolution is computed for the bodies its slot names and one is selected, so
+    the step has no data-dependent branch. Returns (balls, pin, kind, ball, other, cushion).
     """
-    n = r.shape[0]
-    n_pairs = pair_i.shape[0]
-    is_pair = index < n_pairs
-    is_cushion = (index >= n_pairs) & (index < n_pairs + 4 * n)
+    n = layout.n
+    clip = lambda x, lo, size: jnp.clip(x - lo, 0, max(size - 1, 0))  # noqa: E731
+    outcomes = []  # (is_this_kind, balls, pin, kind, ball, other, cushion)
 
-    # Ball-ball.
-    p = jnp.clip(index, 0, max(n_pairs - 1, 0))
-    bi, bj = jnp.asarray(pair_i)[p], jnp.asarray(pair_j)[p]
-    d = r[bj] - r[bi]
-    normal = d / jnp.linalg.norm(d)
-    v1, w1, v2, w2 = collide.ball_ball_resolve(v[bi], w[bi], v[bj], w[bj], normal, params)
-    v_bb = v.at[bi].set(v1).at[bj].set(v2)
-    w_bb = w.at[bi].set(w1).at[bj].set(w2)
+    if layout.pairs:
+        p = clip(index, 0, layout.pairs)
+        i, j = jnp.asarray(layout.pair_i)[p], jnp.asarray(layout.pair_j)[p]
+        # The impulse acts across the table; a ball in the air keeps its vertical motion.
+        normal = _unit(b.r[j] - b.r[i])
+        v1, w1, v2, w2 = collide.ball_ball_resolve(b.v[i], b.w[i], b.v[j], b.w[j], normal, params)
+        v, w = b.v.at[i].set(v1).at[j].set(v2), b.w.at[i].set(w1).at[j].set(w2)
+        air = b.motion == Motion.AIRBORNE
+        motion = jnp.where(air, b.motion, classify(v, w, params)).astype(jnp.int8)
+        bb = Balls(b.r, v, w, b.z, b.vz, motion)
+        outcomes.append((index < layout.pairs, bb, pin, EventKind.BALL_BALL, i, j, -1))
 
-    # Ball-cushion.
-    c = jnp.clip(index - n_pairs, 0, 4 * n - 1)
-    cb, cushion = c // 4, c % 4
-    cn = jnp.asarray(CUSHION_NORMALS, r.dtype)[cushion]
-    vc, wc = collide.cushion_resolve(v[cb], w[cb], cn, params)
-    v_c = v.at[cb].set(vc)
-    w_c = w.at[cb].set(wc)
+    if pin is not None:
+        k = clip(index, layout.pin, n)
+        v_k, topples = collide.ball_pin_resolve(b.v[k], _unit(pin.position - b.r[k]), params)
+        v = b.v.at[k].set(v_k)
+        motion = b.motion.at[k].set(jnp.where(b.motion[k] == Motion.AIRBORNE, b.motion[k], classify(v_k, b.w[k], params)))
+        hit_pin = PinState(
+            pin.position, jnp.where(topples, PIN_FALLING, pin.state).astype(jnp.int8),
+            jnp.where(topples, k, pin.knocked_by).astype(jnp.int8),
+        )
+        is_pin = (index >= layout.pin) & (index < layout.cushion)
+        outcomes.append((is_pin, Balls(b.r, v, b.w, b.z, b.vz, motion), hit_pin, EventKind.BALL_PIN, k, -1, -1))
+        down = PinState(pin.position, jnp.asarray(PIN_DOWN, jnp.int8), pin.knocked_by)
+        is_fall = (index >= layout.fall) & (index < layout.transition)
+        outcomes.append((is_fall, b, down, EventKind.PIN_DOWN, pin.knocked_by.astype(jnp.int32), -1, -1))
+
+    # Ball-cushion. A ball in the air whose centre is above the nose rides over it: off the table
+    # (rules H-7.1, C-6.2: it touched the frame). Otherwise the cushion model, across the table.
+    c = clip(index, layout.cushion, 4 * n)
+    k, cushion = c // 4, c % 4
+    vk, wk = collide.cushion_resolve(b.v[k], b.w[k], jnp.asarray(CUSHION_NORMALS, b.r.dtype)[cushion], params)
+    air = b.motion[k] == Motion.AIRBORNE
+    leaves = air & (b.z[k] > params.cushion.height - params.ball.radius)
+    bounced = Balls(b.r[k], vk, wk, b.z[k], b.vz[k], jnp.where(air, b.motion[k], classify(vk, wk, params)))
+    gone = Balls(b.r[k], jnp.zeros_like(vk), jnp.zeros_like(wk), jnp.zeros_like(b.z[k]), jnp.zeros_like(b.z[k]),
+                 jnp.asarray(Motion.OFF_TABLE, jnp.int8))
+    one = Balls(*(jnp.where(leaves, g, h).astype(h.dtype) for g, h in zip(gone._fields(), bounced._fields())))
+    is_cushion = (index >= layout.cushion) & (index < layout.fall)
+    kind = jnp.where(leaves, EventKind.OFF_TABLE, EventKind.BALL_CUSHION)
+    outcomes.append((is_cushion, _set_ball(b, k, one), pin, kind, k, -1, cushion))
 
     # End of a motion state.
-    tb = jnp.clip(index - n_pairs - 4 * n, 0, n - 1)
-    vt, wt, mt = end_of_state(v[tb], w[tb], motion[tb], params)
-    v_t = v.at[tb].set(vt)
-    w_t = w.at[tb].set(wt)
-    m_t = motion.at[tb].set(mt)
-    old = motion[tb]
-    transition_kind = jnp.select(
-        [old == Motion.SLIDING, (old == Motion.ROLLING) & (mt == Motion.SPINNING), old == Motion.ROLLING],
-        [EventKind.SLIDING_TO_ROLLING, EventKind.ROLLING_TO_SPINNING, EventKind.ROLLING_TO_STATIONARY],
+    k = clip(index, layout.transition, n)
+    old = _ball(b, k)
+    new = end_of_state(old, params)
+    kind = jnp.select(
+        [old.motion == Motion.SLIDING, old.motion == Motion.AIRBORNE,
+         (old.motion == Motion.ROLLING) & (new.motion == Motion.SPINNING), old.motion == Motion.ROLLING],
+        [EventKind.SLIDING_TO_ROLLING, EventKind.BALL_LANDING, EventKind.ROLLING_TO_SPINNING,
+         EventKind.ROLLING_TO_STATIONARY],
         EventKind.SPINNING_TO_STATIONARY,
     )
+    outcomes.append((index >= layout.transition, _set_ball(b, k, new), pin, kind, k, -1, -1))
 
-    v_new = jnp.where(is_pair, v_bb, jnp.where(is_cushion, v_c, v_t))
-    w_new = jnp.where(is_pair, w_bb, jnp.where(is_cushion, w_c, w_t))
-    m_new = jnp.where(is_pair | is_cushion, classify(v_new, w_new, params), m_t)
-    kind = jnp.where(is_pair, EventKind.BALL_BALL, jnp.where(is_cushion, EventKind.BALL_CUSHION, transition_kind))
-    ball = jnp.where(is_pair, bi, jnp.where(is_cushion, cb, tb))
-    other = jnp.where(is_pair, bj, -1)
-    cushion_id = jnp.where(is_cushion, cushion, -1)
-    return v_new, w_new, m_new, kind, ball, other, cushion_id
+    # Select the outcome of the event that happened (the last one is the default).
+    _, balls, pin_out, kind, ball, other, cushion = outcomes[-1]
+    for is_this, b_o, p_o, kind_o, ball_o, other_o, cushion_o in outcomes[-2::-1]:
+        balls = Balls(*(jnp.where(is_this, x, y) for x, y in zip(b_o._fields(), balls._fields())))
+        if pin is not None:
+            pin_out = PinState(*(jnp.where(is_this, x, y) for x, y in zip(
+                (p_o.position, p_o.state, p_o.knocked_by), (pin_out.position, pin_out.state, pin_out.knocked_by))))
+        kind = jnp.where(is_this, kind_o, kind)
+        ball = jnp.where(is_this, ball_o, ball)
+        other = jnp.where(is_this, other_o, other)
+        cushion = jnp.where(is_this, cushion_o, cushion)
+    return balls, pin_out, kind, ball, other, cushion
 
 
-def _start(positions, shot: Shot, cue_ball, params: Params):
-    """The balls just after the strike, and whether the shot and layout are valid.
+def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
+    """The balls just after the strike, the pin, and whether the shot and layout are valid.
 
-    An invalid shot or layout leaves every ball at rest, so nothing is simulated.
-    Returns (r, v, w, motion, shot_ok, layout_ok).
+    An elevated cue drives the ball into the cloth, which throws it back up with restitution
+    e_table: a hop if that lifts it more than ``HOP_HEIGHT``. An invalid shot or layout leaves
+    every ball at rest, so nothing is simulated. Returns (balls, pin, shot_ok, layout_ok).
     """
     dtype = params.dtype
     r = jnp.asarray(positions, dtype)
     n = r.shape[0]
     cue_ball = jnp.asarray(cue_ball, jnp.int32)
     shot_ok = shot_is_valid(shot, params) & (cue_ball >= 0) & (cue_ball < n)
-    layout_ok = layout_is_valid(r, params)
+    pin = None
+    if pin_position is not None:
+        pin_position = jnp.asarray(pin_position, dtype)
+        pin = PinState(pin_position, jnp.asarray(PIN_STANDING, jnp.int8), jnp.asarray(-1, jnp.int8))
+    layout_ok = layout_is_valid(r, params, pin_position)
     go = shot_ok & layout_ok
-    v_cue, w_cue = strike(shot, params)
-    v = jnp.zeros((n, 2), dtype).at[cue_ball].set(jnp.where(go, v_cue, 0.0))
-    w = jnp.zeros((n, 3), dtype).at[cue_ball].set(jnp.where(go, w_cue, 0.0))
-    return r, v, w, classify(v, w, params), shot_ok, layout_ok
+    v_cue, w_cue, down = strike(shot, params)
+    up = params.ball.e_table * down
+    hops = go & (up >= hop_speed(params))
+    b = Balls.at_rest(r)
+    v = b.v.at[cue_ball].set(jnp.where(go, v_cue, 0.0))
+    w = b.w.at[cue_ball].set(jnp.where(go, w_cue, 0.0))
+    vz = b.vz.at[cue_ball].set(jnp.where(hops, up, 0.0))
+    motion = classify(v, w, params).at[cue_ball].set(
+        jnp.where(hops, Motion.AIRBORNE, classify(v[cue_ball], w[cue_ball], params))
+    )
+    return Balls(r, v, w, b.z, vz, motion.astype(jnp.int8)), pin, shot_ok, layout_ok
 
 
-def _next_event(r, v, w, motion, t, params):
+def _next_event(b: Balls, pin, t, params):
     """Find the next event, advance every ball to it and resolve it.
 
-    Returns (r, v, w, motion, t, kind, ball, other, cushion).
+    Returns (balls, pin, t, kind, ball, other, cushion).
     """
-    pair_i, pair_j = pairs(r.shape[0])
-    times = candidate_times(r, v, w, motion, params, pair_i, pair_j)
+    layout = Layout(b.r.shape[0], pin is not None)
+    times = candidate_times(b, params, layout, None if pin is None else (pin.position, pin.state))
     index = jnp.argmin(times)
     dt = jnp.maximum(times[index], 0.0)
-    r, v, w = evolve(r, v, w, motion, dt, params)
-    v, w, motion, kind, ball, other, cushion = _resolve(r, v, w, motion, index, params, pair_i, pair_j)
-    return r, v, w, motion, t + dt, kind, ball, other, cushion
+    b = evolve(b, dt, params)
+    b, pin, kind, ball, other, cushion = _resolve(b, pin, index, params, layout)
+    return b, pin, t + dt, kind, ball, other, cushion
 
 
 def _is_moving(motion):
-    return jnp.any(motion != Motion.STATIONARY, axis=-1)
+    return jnp.any((motion != Motion.STATIONARY) & (motion != Motion.OFF_TABLE), axis=-1)
 
 
 def _status(overflow, shot_ok, layout_ok):
@@ -152,126 +219,130 @@ def _status(overflow, shot_ok, layout_ok):
     ).astype(jnp.int32)
 
 
-def _result(log, k, overflow, status, r, t, dtype) -> ShotResult:
-    n = r.shape[-2]
+def _result(log, k, overflow, status, b: Balls, pin, t, dtype) -> ShotResult:
     batch = k.shape
+    if pin is None:
+        pin_fields = dict(
+            pin_present=jnp.zeros(batch, bool), pin_down=jnp.zeros(batch, bool),
+            pin_position=jnp.zeros(batch + (2,), dtype), pin_knocked_by=jnp.full(batch, -1, jnp.int8),
+        )
+    else:
+        pin_fields = dict(
+            pin_present=jnp.ones(batch, bool), pin_down=pin.state != PIN_STANDING,
+            pin_position=pin.position, pin_knocked_by=pin.knocked_by,
+        )
     return ShotResult(
-        events=log,
-        num_events=k,
-        overflow=overflow,
-        status=status,
-        final_positions=r,
-        final_time=t,
-        on_table=jnp.ones(batch + (n,), bool),
-        pin_present=jnp.zeros(batch, bool),
-        pin_down=jnp.zeros(batch, bool),
-        pin_position=jnp.zeros(batch + (2,), dtype),
-        pin_knocked_by=jnp.full(batch, -1, jnp.int8),
+        events=log, num_events=k, overflow=overflow, status=status, final_positions=b.r,
+        final_time=t, on_table=b.motion != Motion.OFF_TABLE, **pin_fields,
     )
 
 
-def _simulate(positions, shot: Shot, cue_ball, params: Params) -> ShotResult:
+def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None) -> ShotResult:
     """One shot: a while loop of ``_next_event`` until every ball is at rest or the log is full."""
-    r, v, w, motion, shot_ok, layout_ok = _start(positions, shot, cue_ball, params)
+    b, pin, shot_ok, layout_ok = _start(positions, shot, cue_ball, params, pin_position)
     t = jnp.zeros((), params.dtype)
-    log = EventLog.empty(params.capacity, r.shape[0], params.dtype)
-    log = _record(log, 0, EventKind.CUE_STRIKE, t, cue_ball, -1, -1, r, v, w, motion)
+    log = EventLog.empty(params.capacity, b.r.shape[0], params.dtype)
+    log = _record(log, 0, EventKind.CUE_STRIKE, t, jnp.asarray(cue_ball), -1, -1, b)
 
     def cond(state):
-        return _is_moving(state[3]) & (state[5] < params.capacity)
+        return _is_moving(state[0].motion) & (state[3] < params.capacity)
 
     def body(state):
-        r, v, w, motion, t, k, log = state
-        r, v, w, motion, t, *event = _next_event(r, v, w, motion, t, params)
-        log = _record(log, k, *event[:1], t, *event[1:], r, v, w, motion)
-        return r, v, w, motion, t, k + 1, log
+        b, pin, t, k, log = state
+        b, pin, t, kind, ball, other, cushion = _next_event(b, pin, t, params)
+        log = _record(log, k, kind, t, ball, other, cushion, b)
+        return b, pin, t, k + 1, log
 
-    state = (r, v, w, motion, t, jnp.ones((), jnp.int32), log)
-    r, v, w, motion, t, k, log = jax.lax.while_loop(cond, body, state)
-    overflow = _is_moving(motion)
-    return _result(log, k, overflow, _status(overflow, shot_ok, layout_ok), r, t, params.dtype)
+    state = (b, pin, t, jnp.ones((), jnp.int32), log)
+    b, pin, t, k, log = jax.lax.while_loop(cond, body, state)
+    overflow = _is_moving(b.motion)
+    return _result(log, k, overflow, _status(overflow, shot_ok, layout_ok), b, pin, t, params.dtype)
 
 
-def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, lanes: int) -> ShotResult:
+def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position, lanes: int) -> ShotResult:
     """A batch of shots on a pool of ``lanes`` simulation lanes.
 
     Shots differ a lot in length (a few events to a hundred), and a plain ``vmap`` of the while
     loop runs every shot for as many iterations as the longest one. Here each lane takes the next
     waiting shot as soon as its own shot ends, so the batch costs about (total events / lanes)
     iterations. Every shot still goes through exactly the arithmetic of ``_simulate``.
+    pin_position: None, or (B, 2).
     """
     B, n = positions.shape[:2]
     C = params.capacity
     dtype = params.dtype
-    r0, v0, w0, m0, shot_ok, layout_ok = jax.vmap(lambda p, s, c: _start(p, s, c, params))(
-        positions, shot, cue_ball
+    b0, pin0, shot_ok, layout_ok = jax.vmap(lambda p, s, c, q: _start(p, s, c, params, q))(
+        positions, shot, cue_ball, pin_position
     )
-    log = jax.vmap(lambda *a: _record(EventLog.empty(C, n, dtype), 0, EventKind.CUE_STRIKE, *a))(
-        jnp.zeros((B,), dtype), cue_ball, jnp.full((B,), -1), jnp.full((B,), -1), r0, v0, w0, m0
+    log = jax.vmap(lambda c, b: _record(EventLog.empty(C, n, dtype), 0, EventKind.CUE_STRIKE, 0.0, c, -1, -1, b))(
+        cue_ball, b0
     )
     lanes = max(1, min(lanes, B))
+    take = lambda tree, idx: jax.tree_util.tree_map(lambda x: x[idx], tree)  # noqa: E731
     sid = jnp.arange(lanes, dtype=jnp.int32)
     carry = dict(
-        sid=sid, next=jnp.asarray(lanes, jnp.int32), r=r0[sid], v=v0[sid], w=w0[sid], m=m0[sid],
+        sid=sid, next=jnp.asarray(lanes, jnp.int32), b=take(b0, sid), pin=take(pin0, sid),
         t=jnp.zeros((lanes,), dtype), k=jnp.ones((lanes,), jnp.int32), log=log,
-        num=jnp.ones((B,), jnp.int32), final_r=r0, final_t=jnp.zeros((B,), dtype),
-        overflow=jnp.zeros((B,), bool),
+        num=jnp.ones((B,), jnp.int32), final=b0, final_pin=pin0, final_t=jnp.zeros((B,), dtype),
     )
-    lane_where = lambda c, a, b: jnp.where(c.reshape(c.shape + (1,) * (a.ndim - 1)), a, b)  # noqa: E731
+
+    def lane_where(c, new, old):
+        return jax.tree_util.tree_map(
+            lambda a, b: jnp.where(c.reshape(c.shape + (1,) * (a.ndim - 1)), a, b), new, old
+        )
+
+    def put(tree, rows, values, cols=None):
+        idx = rows if cols is None else (rows, cols)
+        return jax.tree_util.tree_map(lambda a, v: a.at[idx].set(v.astype(a.dtype), mode="drop"), tree, values)
 
     def cond(c):
         return jnp.any(c["sid"] < B)
 
     def body(c):
         c = dict(c)
-        moving = _is_moving(c["m"])
         # Lanes whose shot has ended hand in its summary ...
-        done = (c["sid"] < B) & (~moving | (c["k"] >= C))
+        done = (c["sid"] < B) & (~_is_moving(c["b"].motion) | (c["k"] >= C))
         out = jnp.where(done, c["sid"], B)  # index B is out of range: dropped
-        c["num"] = c["num"].at[out].set(c["k"], mode="drop")
-        c["final_r"] = c["final_r"].at[out].set(c["r"], mode="drop")
-        c["final_t"] = c["final_t"].at[out].set(c["t"], mode="drop")
-        c["overflow"] = c["overflow"].at[out].set(moving, mode="drop")
+        c["num"] = put(c["num"], out, c["k"])
+        c["final"] = put(c["final"], out, c["b"])
+        c["final_pin"] = put(c["final_pin"], out, c["pin"])
+        c["final_t"] = put(c["final_t"], out, c["t"])
         # ... and take the next waiting shot.
-        new = jnp.minimum(c["next"] + jnp.cumsum(done) - 1, B).astype(jnp.int32)
-        sid = jnp.where(done, new, c["sid"])
+        sid = jnp.where(done, jnp.minimum(c["next"] + jnp.cumsum(done) - 1, B), c["sid"]).astype(jnp.int32)
         c["next"] = c["next"] + jnp.sum(done).astype(jnp.int32)
-        take = jnp.clip(sid, 0, B - 1)
-        for key, init in (("r", r0), ("v", v0), ("w", w0), ("m", m0)):
-            c[key] = lane_where(done, init[take], c[key])
+        fresh = jnp.clip(sid, 0, B - 1)
+        c["b"] = lane_where(done, take(b0, fresh), c["b"])
+        c["pin"] = lane_where(done, take(pin0, fresh), c["pin"])
         c["t"] = jnp.where(done, 0.0, c["t"])
         c["k"] = jnp.where(done, 1, c["k"])
         c["sid"] = sid
         # Every lane with a shot in motion resolves its next event.
-        step = (sid < B) & _is_moving(c["m"]) & (c["k"] < C)
-        r, v, w, m, t, kind, ball, other, cushion = jax.vmap(
-            lambda r, v, w, m, t: _next_event(r, v, w, m, t, params)
-        )(c["r"], c["v"], c["w"], c["m"], c["t"])
-        for key, new_value in (("r", r), ("v", v), ("w", w), ("m", m), ("t", t)):
-            c[key] = lane_where(step, new_value, c[key])
-        row, col = jnp.where(step, sid, B), c["k"]
-        lg = c["log"]
-        c["log"] = EventLog(
-            kind=lg.kind.at[row, col].set(kind.astype(jnp.int8), mode="drop"),
-            time=lg.time.at[row, col].set(t, mode="drop"),
-            balls=lg.balls.at[row, col].set(jnp.stack([ball, other], -1).astype(jnp.int8), mode="drop"),
-            cushion=lg.cushion.at[row, col].set(cushion.astype(jnp.int8), mode="drop"),
-            positions=lg.positions.at[row, col].set(r, mode="drop"),
-            velocities=lg.velocities.at[row, col].set(v, mode="drop"),
-            spins=lg.spins.at[row, col].set(w, mode="drop"),
-            motion=lg.motion.at[row, col].set(m, mode="drop"),
+        step = (sid < B) & _is_moving(c["b"].motion) & (c["k"] < C)
+        b, pin, t, kind, ball, other, cushion = jax.vmap(lambda b, p, t: _next_event(b, p, t, params))(
+            c["b"], c["pin"], c["t"]
         )
+        c["b"] = lane_where(step, b, c["b"])
+        c["pin"] = lane_where(step, pin, c["pin"])
+        c["t"] = jnp.where(step, t, c["t"])
+        row = jnp.where(step, sid, B)
+        record = EventLog(
+            kind=kind, time=t, balls=jnp.stack([ball, other], -1), cushion=cushion,
+            positions=b.r, velocities=b.v, spins=b.w, motion=b.motion,
+        )
+        c["log"] = put(c["log"], row, record, c["k"])
         c["k"] = jnp.where(step, c["k"] + 1, c["k"])
         return c
 
     c = jax.lax.while_loop(cond, body, carry)
-    status = _status(c["overflow"], shot_ok, layout_ok)
-    return _result(c["log"], c["num"], c["overflow"], status, c["final_r"], c["final_t"], dtype)
+    overflow = _is_moving(c["final"].motion)
+    pin = None if pin_position is None else c["final_pin"]
+    return _result(c["log"], c["num"], overflow, _status(overflow, shot_ok, layout_ok), c["final"], pin,
+                   c["final_t"], dtype)
 
 
 _simulate_jit = jax.jit(_simulate)
 _simulate_pool_jit = jax.jit(_simulate_pool, static_argnames="lanes")
-_simulate_batch_params_jit = jax.jit(jax.vmap(_simulate, in_axes=(0, 0, 0, 0)))
+_simulate_batch_params_jit = jax.jit(jax.vmap(_simulate, in_axes=(0, 0, 0, 0, 0)))
 
 # Lanes of the shot pool: enough to keep the vector units busy, few enough that lanes rarely idle.
 DEFAULT_LANES = 128
@@ -291,38 +362,56 @@ def _check_positions(positions, batched: bool):
         raise ValueError(f"positions must have shape {expected}, got {shape}")
 
 
-def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = None) -> ShotResult:
+def _check_pin(pin, batch=None):
+    if pin is None:
+        return
+    shape = np.shape(pin)
+    ok = shape == (2,) or (batch is not None and shape == (batch, 2))
+    if not ok:
+        allowed = "(2,)" if batch is None else f"(2,) or ({batch}, 2)"
+        raise ValueError(f"pin must be None (no pin) or a position of shape {allowed}, got {shape}")
+
+
+def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = None, pin=None) -> ShotResult:
     """Simulate one shot. positions: (n_balls, 2) ball centres (m); the cue ball is struck.
 
-    Runs compiled (the first call for a given shape and set of static settings compiles).
-    Problems the compiled code cannot raise for are flagged in ``result.status``.
+    pin: None for the carom games, or where the pin stands, (2,) (the Hungarian game: usually
+    ``params.table.centre``). Runs compiled (the first call for a given shape and set of static
+    settings compiles). Problems the compiled code cannot raise for are flagged in
+    ``result.status``.
     """
     params = default_params() if params is None else params
     _check_positions(positions, batched=False)
+    _check_pin(pin)
     n = np.shape(positions)[0]
     if isinstance(cue_ball, (int, np.integer)) and not 0 <= cue_ball < n:
         raise ValueError(f"cue_ball must be a ball index in [0, {n - 1}], got {cue_ball}")
-    return _simulate_jit(positions, _as_shot(shot), cue_ball, params)
+    pin = None if pin is None else jnp.asarray(pin, params.dtype)
+    return _simulate_jit(positions, _as_shot(shot), cue_ball, params, pin)
 
 
 def simulate_batch(
-    positions, shot: Shot, cue_ball=0, params: Params | None = None, *, batched_params=False,
-    lanes: int = DEFAULT_LANES,
+    positions, shot: Shot, cue_ball=0, params: Params | None = None, pin=None, *,
+    batched_params=False, lanes: int = DEFAULT_LANES,
 ) -> ShotResult:
     """Simulate a batch of shots in one compiled call.
 
     positions: (batch, n_balls, 2); shot: a ``Shot`` whose fields are (batch,) arrays (scalars
-    are broadcast); cue_ball: an int or (batch,) ints; params: shared, or with a leading batch
-    axis on every leaf when ``batched_params`` is True (to sweep a physical parameter, with a
-    plain ``vmap``). lanes: how many shots run side by side (see ``_simulate_pool``).
+    are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2); params:
+    shared, or with a leading batch axis on every leaf when ``batched_params`` is True (to sweep
+    a physical parameter, with a plain ``vmap``). lanes: how many shots run side by side (see
+    ``_simulate_pool``).
     """
     params = default_params() if params is None else params
     _check_positions(positions, batched=True)
     batch = np.shape(positions)[0]
+    _check_pin(pin, batch)
     shot = _as_shot(shot)
     shot = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(jnp.asarray(x, params.dtype), (batch,)), shot)
     cue_ball = jnp.broadcast_to(jnp.asarray(cue_ball, jnp.int32), (batch,))
     positions = jnp.asarray(positions, params.dtype)
+    if pin is not None:
+        pin = jnp.broadcast_to(jnp.asarray(pin, params.dtype), (batch, 2))
     if batched_params:
-        return _simulate_batch_params_jit(positions, shot, cue_ball, params)
-    return _simulate_pool_jit(positions, shot, cue_ball, params, lanes=int(lanes))
+        return _simulate_batch_params_jit(positions, shot, cue_ball, params, pin)
+    return _simulate_pool_jit(positions, shot, cue_ball, params, pin, lanes=int(lanes))

@@ -8,8 +8,9 @@ fractions of R; the impulse J acts along the cue (Leckie & Greenspan 2005; Alcia
 
 so a centre hit gives the ball 2 M V0 / (M + m) (TP A-30). The ball gets v = J/m along the cue
 and w = (J / I) r x d, with r the contact point and d the cue direction (tilted down by theta).
-The vertical part of v drives the ball into the cloth, which absorbs it in this planar model
-(massé curve comes from the spin's horizontal components). Squirt (TP A-31) turns the ball's
+The vertical part of v drives the ball into the cloth; the slate throws it back up with the
+cloth's restitution e_table, so an elevated cue makes the ball hop (PHYSICS.md section 1; a jump
+shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt (TP A-31) turns the ball's
 direction away from the side of the english:
 
     squirt = atan( (5/2) a sqrt(1 - a^2) / (1 + m/m_end + (5/2)(1 - a^2)) ).
@@ -96,7 +97,8 @@ def squirt_angle(a, params):
 
 
 def strike(shot: Shot, params):
-    """The cue ball's velocity (2,) and angular velocity (3,) just after the strike."""
+    """The cue ball just after the strike: velocity across the table (2,), angular velocity (3,),
+    and the speed (>= 0) with which it is driven down into the cloth."""
     dtype = params.dtype
     V0, a, b = (jnp.asarray(x, dtype) for x in (shot.V0, shot.a, shot.b))
     phi = jnp.deg2rad(jnp.asarray(shot.phi, dtype))
@@ -119,4 +121,4 @@ def strike(shot: Shot, params):
     # Horizontal velocity along the aim, turned by squirt (right english squirts left, TP A-31).
     direction = phi + squirt_angle(a, params)
     v = (J / m) * jnp.cos(theta) * jnp.stack([jnp.cos(direction), jnp.sin(direction)])
-    return v, w
+    return v, w, (J / m) * jnp.sin(theta)
