@@ -54,6 +54,34 @@ def time_batch(params, batch: int, repeats: int, seed: int = 0):
     )
 
 
+def hungarian_start(params):
+    """Rule H-2: red on a cross-axis spot beside the pin, white and yellow on the base spots."""
+    spots = np.asarray(params.table.cross_axis_spots)
+    base = np.asarray(params.table.base_spots)
+    return np.stack([spots[0], base[0], base[1]])
+
+
+def pin_cost(batch: int, repeats: int, seed: int = 7):
+    """Throughput on the Hungarian table with the pin against the same shots without it."""
+    params = physics.default_params("hungarian")
+    pin = np.asarray(params.table.centre)
+    rows = {}
+    for label, p in (("without pin", None), ("with pin", pin)):
+        pos = np.broadcast_to(hungarian_start(params), (batch, 3, 2)).copy()
+        shots = random_shots(np.random.default_rng(seed), batch)
+        jax.block_until_ready(physics.simulate_batch(pos, shots, 0, params, pin=p))
+        best = np.inf
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            res = jax.block_until_ready(physics.simulate_batch(pos, shots, 0, params, pin=p))
+            best = min(best, time.perf_counter() - t0)
+        rows[label] = dict(case=label, batch=batch, shots_per_s=batch / best,
+                           pin_down=float(np.asarray(res.pin_down).mean()) if p is not None else 0.0)
+    rows["with pin"]["ratio_to_without"] = rows["without pin"]["shots_per_s"] / rows["with pin"]["shots_per_s"]
+    rows["without pin"]["ratio_to_without"] = 1.0
+    return list(rows.values())
+
+
 def precision_table(n: int, seed: int = 123):
     """Final-position differences between float32 and float64 on the same n shots."""
     p64 = physics.default_params()
@@ -87,6 +115,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes")
     ap.add_argument("--repeats", type=int, default=3, help="timed calls per batch size (best kept)")
+    ap.add_argument("--pin-batch", type=int, default=1024, help="batch for the pin's cost")
     ap.add_argument("--precision-shots", type=int, default=1024, help="shots for the float32/float64 table")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
@@ -105,12 +134,18 @@ def main(argv=None):
             flush=True,
         )
     write_csv(os.path.join(args.out, "throughput.csv"), rows)
+    pin_rows = pin_cost(args.pin_batch, args.repeats)
+    print(f"Hungarian table, batch {args.pin_batch}: "
+          + ", ".join(f"{r['case']} {r['shots_per_s']:.0f} shots/s" for r in pin_rows)
+          + f"; cost of the pin x{pin_rows[1]['ratio_to_without']:.2f}; pin knocked down in "
+          f"{pin_rows[1]['pin_down']:.0%} of the random shots")
+    write_csv(os.path.join(args.out, "pin.csv"), pin_rows)
     prec = precision_table(args.precision_shots)
     print("float32 against float64 on the same shots:")
     for r in prec:
         print(f"  {r['statistic']:<50} {r['value']:.3g}")
     write_csv(os.path.join(args.out, "precision.csv"), prec)
-    print(f"wrote {args.out}/throughput.csv and {args.out}/precision.csv")
+    print(f"wrote {args.out}/throughput.csv, pin.csv and precision.csv")
 
 
 if __name__ == "__main__":
