@@ -5,25 +5,35 @@ balls minus (2R)^2 is a quartic f(t) = c4 t^4 + c3 t^3 + c2 t^2 + c1 t + c0, and
 ball to a straight cushion is a quadratic. The next contact is the first time f crosses zero going
 down. This module finds such times inside ``jax.jit`` / ``jax.vmap``, on CPU and GPU.
 
-Method: monotone-segment bracketing, bottom-up, then safeguarded Newton.
+Method: monotone-segment bracketing, bottom-up, then a safeguarded Newton-type iteration.
 
 1. The roots of f''' (linear) and f'' (quadratic, numerically stable closed form) split [lo, hi]
    into at most four segments on which f' is monotone and has constant curvature. (The root of
    f''' is the vertex of f'', so it lies between the two roots of f'': the order is known without
    sorting.)
-2. In each such segment where f' changes sign, its single root is found by safeguarded Newton:
-   a Newton step is taken if it stays inside the current bracket, otherwise the bracket is
-   bisected; the bracket shrinks with the sign of every iterate. The start is the endpoint that
-   satisfies Fourier's condition g * g'' > 0 (from there Newton converges monotonically on a
-   monotone, constant-curvature segment), else the midpoint.
+2. In each such segment where f' changes sign, its single root is found by the safeguarded
+   iteration below.
 3. The roots of f' and f'' then split [lo, hi] into at most six segments on which f is monotone
    with constant curvature: each holds at most one root, and it is there exactly when the values
-   of f at the two ends differ in sign. The same safeguarded Newton finds it.
+   of f at the two ends differ in sign. The same iteration finds it. A local extremum of f whose
+   value is within rounding of 0 counts as exactly 0, so a tangency (double root) is reported
+   once, at the extremum, instead of randomly as none or as two roots split by ~sqrt(eps).
 
-Everything is branch-free (``jnp.where``) with fixed, unrolled iteration counts, so it traces once
-and runs in lock-step over a batch. It handles degenerate inputs: leading coefficients that are
-exactly zero (a quadratic is a quartic with c4 = c3 = 0), double roots and tangencies (the value at
-the f' root is ~0), constant polynomials.
+The iteration (``_bracketed_newton``) keeps a bracket that it shrinks by the sign of g at every
+iterate, takes the step when it stays inside the bracket and bisects otherwise, and starts at the
+segment end with the smaller |g|. The step is Laguerre's, x - n g / (g' +- sqrt((n-1)((n-1) g'^2
+- n g g''))) with n the degree (3 for f', 4 for f), sign chosen to point into the bracket: a
+Newton step corrected with g'', for one more Horner evaluation and a square root. Plain Newton
+(tried first, started where Fourier's condition g g'' > 0 holds) needed 24-32 iterations for full
+float64 precision on random quartics with roots in [0, 30]: from a far segment end a quartic looks
+like (t - r)^4, and Newton removes only a quarter of the distance per step there. Laguerre's step
+is exact for (t - r)^n, converges cubically, and reaches full precision in 4-5 iterations on
+such quartics; DERIV_ITERS and ROOT_ITERS keep a margin for the slowest cases measured.
+
+Everything is branch-free (``jnp.where``) with fixed iteration counts (a rolled ``fori_loop``), so
+it traces once and runs in lock-step over a batch. It handles degenerate inputs: leading
+coefficients that are exactly zero (a quadratic is a quartic with c4 = c3 = 0), double roots and
+tangencies, constant and zero polynomials.
 
 Why not the eigenvalues of the companion matrix (``numpy.roots``)? Batched non-symmetric
 eigenvalue solvers are slow or unavailable on accelerators inside ``jit``, return complex roots
@@ -41,10 +51,13 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
-# Newton iterations for the roots of f' (cubic) and of f (quartic), per segment. The roots of f'
-# only need to split the interval; with the Fourier start and the bracket safeguard these counts
-# give the same roots as twice as many on random quartics with up to four roots in the interval
-# (worst cases are near-double roots, limited by their conditioning, not by the iterations).
+# Iterations for the roots of f' (cubic) and of f (quartic), per segment. Measured in float64 on
+# 1500 quartics per family (random real roots in [0, 30], complex pairs, ball-ball contact
+# quartics, root clusters 1e-9..1e-1 apart, perturbed and exact triple and quadruple roots,
+# quadratics, leading coefficient 1e-18, coefficients spread over 8 decades, roots scaled by 1e-5
+# and 1e6): with 8 / 12 every returned root has backward error |f(t)| <= 16 eps sum |c_i t^i|
+# (full precision) and no sign change of f is missed. Typical quartics converge in 4-5; exact
+# triple roots are the slowest (12 for f, 6 for f').
 DERIV_ITERS = 8
 ROOT_ITERS = 12
 
@@ -99,7 +112,8 @@ def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg):
     g, g1, g2: coefficient tuples of g, g', g'' (broadcastable against a); deg: the degree bound
     of g. a, b, ga = g(a), gb = g(b): arrays (broadcast together) with a <= b and g(a), g(b) of
     opposite signs or one of them zero (elsewhere the result is some point of [a, b]). g should be
-    monotone on [a, b]. Returns the root estimate, same shape as a.
+    monotone on [a, b]. Returns the root estimate, same shape as a: exactly a (b) where ga (gb) is
+    0, which lets the caller mark an end as a root (see ``_segments``).
 
     Each iteration evaluates g, g', g'' at the iterate x, shrinks the bracket by the sign of g(x),
     and takes Laguerre's step x - n g / (g' -/+ sqrt((n-1)((n-1) g'^2 - n g g''))) (the sign
@@ -129,7 +143,7 @@ def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg):
         return jnp.where(inside, cand, 0.5 * (lo_b + hi_b)), lo_b, hi_b
 
     x, _, _ = lax.fori_loop(0, iters, step, (x, a, b))
-    return x
+    return jnp.where(ga == 0, a, jnp.where(gb == 0, b, x))
 
 
 def _quadratic_roots(a, b, c):
@@ -159,9 +173,12 @@ def _clip_finite(x, lo, hi):
 def _segments(coeffs, lo, hi, deriv_iters):
     """Breakpoints of [lo, hi] into segments where f is monotone with constant curvature.
 
-    coeffs (..., 5); lo, hi (...), finite with lo <= hi. Returns (cs, points) with cs the tuple of
-    coefficient arrays shaped (..., 1) and points (..., 7) non-decreasing, points[..., 0] = lo,
-    points[..., 6] = hi.
+    coeffs (..., 5); lo, hi (...), finite with lo <= hi. Returns (cs, points, values): cs the tuple
+    of coefficient arrays shaped (..., 1), points (..., 7) non-decreasing (lo, f' root or the end
+    of its segment, root of f'', f' root, root of f'', f' root, hi), values f(points) (..., 7),
+    where the value at an interior root of f' (a local extremum) is set to exactly 0 when it is
+    within rounding (8 eps sum |c_i t^i|) of 0: a tangency (double root) then shows as a root
+    instead of randomly as none or as two split by ~sqrt(eps).
     """
     cs = tuple(coeffs[..., i, None] for i in range(5))
     f, f1, f2, f3 = _derivative_tuples(cs)
@@ -188,7 +205,15 @@ def _segments(coeffs, lo, hi, deriv_iters):
     rho_b = jnp.where(has[..., 1:2], r[..., 1:2], r[..., 2:3])  # f' is monotone on [rs, rb]
     rho_c = r[..., 3:4]
     points = jnp.concatenate([lo1, rho_a, rs, rho_b, rb, rho_c, hi1], axis=-1)
-    return cs, points
+    values = _horner(f, points)
+    no = jnp.zeros_like(has[..., :1])
+    extremum = jnp.concatenate(
+        [no, has[..., 0:1], no, has[..., 1:2] | has[..., 2:3], no, has[..., 3:4], no], axis=-1)
+    extremum = extremum & (points > lo1) & (points < hi1)
+    eps = jnp.finfo(values.dtype).eps
+    noise = 8.0 * eps * _horner(tuple(jnp.abs(c) for c in cs), jnp.abs(points))
+    values = jnp.where(extremum & (jnp.abs(values) <= noise), 0.0, values)
+    return cs, points, values
 
 
 def _prepare(coeffs, lo, hi, *others):
@@ -212,14 +237,15 @@ def real_roots_in(coeffs, lo, hi, *, deriv_iters=DERIV_ITERS, root_iters=ROOT_IT
       lo, hi: interval ends, broadcastable against coeffs.shape[:-1]. Where they are not finite or
         lo > hi, the interval is empty.
     Returns:
-      (..., 4) roots sorted ascending, unused slots +inf. A root of even multiplicity (a
-      tangency) may appear once or twice, or be missed when rounding puts f on the wrong side of
-      zero at the touching point. The zero polynomial has no roots (all +inf).
+      (..., 4) roots sorted ascending, unused slots +inf. A double root (tangency) inside the
+      interval appears once, at the extremum of f, as do two roots closer than rounding can
+      separate (f at the extremum within ~8 eps sum |c_i t^i| of 0); a double root exactly at lo
+      appears once too. Roots of higher multiplicity appear once or twice. The zero polynomial
+      has no roots (all +inf).
     """
     dtype, coeffs, lo, hi, valid = _prepare(coeffs, lo, hi)
-    cs, p = _segments(coeffs, lo, hi, deriv_iters)
+    cs, p, fp = _segments(coeffs, lo, hi, deriv_iters)
     f, f1, f2, _ = _derivative_tuples(cs)
-    fp = _horner(f, p)
     a, b = p[..., :-1], p[..., 1:]
     fa, fb = fp[..., :-1], fp[..., 1:]
     has = (a < b) & ((fa * fb < 0) | (fb == 0))
@@ -246,13 +272,14 @@ def first_descending_root(coeffs, hi, approach_tol, *, deriv_iters=DERIV_ITERS,
       (...) the smallest t in [0, hi] at which f goes from > 0 to <= 0; 0 where f(0) <= 0 and
       f'(0) < -approach_tol (contact at the start while approaching); where f(0) <= 0 and
       f'(0) >= -approach_tol, the first descending crossing after f has become positive; +inf
-      where there is none. A tangency that reaches exactly 0 counts as a crossing.
+      where there is none. A tangency (a local minimum of f at 0, or within rounding of 0)
+      counts as a crossing, at the minimum. The answer is within the rounding-limited accuracy
+      of the root (full float64 precision for simple roots).
     """
     dtype, coeffs, lo, hi, valid = _prepare(coeffs, 0.0, hi, approach_tol)
     tol = jnp.asarray(approach_tol, dtype)
-    cs, p = _segments(coeffs, lo, hi, deriv_iters)
+    cs, p, fp = _segments(coeffs, lo, hi, deriv_iters)
     f, f1, f2, _ = _derivative_tuples(cs)
-    fp = _horner(f, p)
     a, b = p[..., :-1], p[..., 1:]
     fa, fb = fp[..., :-1], fp[..., 1:]
     desc = (fa > 0) & (fb <= 0)
