@@ -1,0 +1,59 @@
+"""The referee: pure, jittable rules for seven carom disciplines and the Hungarian 1000 game.
+
+It reads a shot's event log (``physics.ShotResult``) and the game state, and returns the next
+state and the verdict. It knows nothing of collision models and nothing of environments.
+
+API::
+
+    rules.DISCIPLINES                                   # the discipline ids
+    rules.make_rules(discipline, **options) -> Rules    # ValueError on bad names or values
+    rules.valid_options(discipline) -> tuple[str]
+    rules.init_game(rules, key, params, breaker=None) -> GameState  # layout; breaker by lot
+    rules.referee(rules, state, shot, params) -> (GameState, Outcome)
+    rules.call_words(outcome) -> str                    # Python side: the call in words
+
+    # the next shooter's choices, written into the state before the shot (no-ops when not offered)
+    rules.place_cue_ball(rules, state, fraction, params)     # H-6.4, red in hand on the cross axis
+    rules.choose_base_spot(rules, state, spot, params)       # H-7.3
+    rules.choose_respot(rules, state, respot, params)        # C-12.7 a, C-13.3 a
+    rules.choose_start_side(rules, state, side, params)      # C-2.1 c
+    rules.choose_breaker(rules, state, breaker, params)      # C-1.2, after a lag
+
+The environment shoots from ``state.positions`` with ball ``state.cue_ball`` (C-3.4: 0 white,
+1 yellow, 2 red; Hungarian H-3.1: 0 red for both players, 1 white, 2 yellow), with the pin
+standing at ``state.pin_position`` when ``state.pin_state == PinState.STANDING``.
+
+``Rules``, ``GameState`` and ``Outcome`` are pytrees of fixed-shape arrays: ``jax.jit`` the
+functions with ``rules`` as an argument (its discipline is static metadata) and ``jax.vmap`` over
+states and shots (and over rule options, which are leaves). Module map: ``disciplines`` (the data
+table), ``options`` (Rules), ``state``, ``log`` (filters over the event log), ``judge`` (facts of a
+shot), ``geometry`` (fields, anchors, frozen balls), ``fields`` (consecutive caroms in a zone),
+``scoring`` (verdicts), ``carom`` and ``hungarian`` (one shot of each family), ``respot``, ``pin``,
+``lag``, ``referee`` (the shared behaviour), ``choices``, ``outcome``, ``codes`` and ``calls``
+(codes and their words).
+
+Choices made where the rules leave it open (each documented where it is made): time tolerance
+for simultaneous contacts, read against the shooter (O-7, ``judge``); frozen balls and the push
+time (O-3, ``judge``); chalk-line tolerance (C-11.5, ``options``); corner-field size (O-5,
+``geometry``); the position calls' meaning and ties between fields (``fields``); who takes the
+breaker's place in a re-spot to the starting position (``respot``); which base spot each target
+ball gets when both jumped (``respot``); the jammed-pin reach (``options``, ``pin``); lag fouls
+and repeats (``lag``); void shots on a bad simulation status (``referee``); fouls against voids
+(``scoring``); the red's default place in hand (``referee``, ``start``).
+"""
+from rules.calls import call_words
+from rules.choices import choose_base_spot, choose_breaker, choose_respot, choose_start_side, place_cue_ball
+from rules.codes import Call, Phase, PinState, PositionCall, Reason
+from rules.disciplines import DISCIPLINES
+from rules.options import Rules, make_rules, valid_options
+from rules.outcome import Outcome
+from rules.referee import referee
+from rules.start import init_game
+from rules.state import GameState, board_scores_of, cue_ball_of
+
+__all__ = [
+    "DISCIPLINES", "Rules", "make_rules", "valid_options", "init_game", "referee", "call_words",
+    "place_cue_ball", "choose_base_spot", "choose_respot", "choose_start_side", "choose_breaker",
+    "GameState", "Outcome", "Reason", "Call", "PositionCall", "PinState", "Phase",
+    "board_scores_of", "cue_ball_of",
+]

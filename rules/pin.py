@@ -1,0 +1,36 @@
+"""The pin between shots (rules H-8.4 to H-8.7): standing, waiting for its spot, or jammed."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from rules.codes import PinState
+
+
+def after_shot(rules, params, pin_state, pin_position, fell, lying_position, positions, present):
+    """The pin's state and position before the next shot: (() int32, (2,) float).
+
+    pin_state, pin_position: before the shot. fell: () bool, it was standing and fell.
+    lying_position: (2,) where the shot left it. positions: (3, 2) the balls before the next
+    shot; present: (3,) bool, the balls on the table (a red in hand is not).
+    """
+    R = params.ball.radius
+    tol = rules.frozen_tolerance
+    spot = params.table.centre  # rule H-2.1: the pin's spot is the centre spot
+    lying = jnp.where(fell, lying_position, pin_position)
+    gone_down = fell | (pin_state == PinState.JAMMED)
+    # rule H-8.6: a fallen pin that a ball holds down stays where it lies, out of the score.
+    near = jnp.linalg.norm(positions - lying, axis=-1) < R + rules.pin_jam_reach
+    jammed = gone_down & jnp.any(present & near)
+    # rules H-8.5, H-8.7: re-set exactly on its spot, not touching a ball; else off the table.
+    spot_free = ~jnp.any(present & (jnp.linalg.norm(positions - spot, axis=-1) < R + rules.pin_radius + tol))
+    reset_state = jnp.where(spot_free, PinState.STANDING, PinState.WAITING)
+    needs_reset = gone_down | (pin_state == PinState.WAITING)
+    # rule H-8.4: a standing pin that was tilted or pushed stays where it is.
+    new_state = jnp.where(
+        pin_state == PinState.NO_PIN, PinState.NO_PIN,
+        jnp.where(jammed, PinState.JAMMED, jnp.where(needs_reset, reset_state, PinState.STANDING)),
+    ).astype(jnp.int32)
+    new_position = jnp.where(
+        jammed, lying, jnp.where(needs_reset, spot, jnp.where(pin_state == PinState.STANDING, lying_position, pin_position))
+    )
+    return new_state, new_position.astype(pin_position.dtype)

@@ -1,0 +1,184 @@
+"""The rules API: the discipline table, options and bad input, jit / vmap behaviour, void shots,
+finished games, and the calls in words."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import rules
+from rules import Reason
+from tests.shot_logs import build_shot, script, stack
+from tests.test_rules_support import BATCH_REFEREE, INIT, REFEREE, judge, make, state_with
+
+FREE = np.array([[0.5, 0.4], [1.5, 1.0], [2.2, 0.6]])
+
+
+def test_discipline_ids_follow_the_design_table():
+    assert rules.DISCIPLINES == ("three_cushion", "one_cushion", "straight_rail", "balkline_47_2",
+                                 "balkline_47_1", "balkline_71_2", "hungarian_1000")
+
+
+@pytest.mark.parametrize("discipline, distance", [("three_cushion", 40), ("one_cushion", 100),
+                                                  ("straight_rail", 300), ("balkline_47_2", 200),
+                                                  ("balkline_47_1", 150), ("balkline_71_2", 200),
+                                                  ("hungarian_1000", 1000)])
+def test_O_1_default_game_distances(discipline, distance):
+    assert int(rules.make_rules(discipline).distance) == distance
+
+
+def test_discipline_differences_are_data():
+    r = {d: rules.make_rules(d) for d in rules.DISCIPLINES}
+    assert int(r["three_cushion"].cushions_required) == 3  # C-13.2
+    assert int(r["one_cushion"].cushions_required) == 1  # C-13.1
+    assert int(r["straight_rail"].cushions_required) == 0
+    assert int(r["balkline_47_2"].field_limit) == 2 and int(r["balkline_47_1"].field_limit) == 1  # C-12.3, C-12.4
+    assert int(r["balkline_71_2"].field_limit) == 2 and int(r["straight_rail"].field_limit) == 2  # C-12.6, C-11.2
+    assert float(r["balkline_47_2"].line_distance) == 0.47 and float(r["balkline_71_2"].line_distance) == 0.71
+    assert float(r["balkline_47_2"].anchor_fraction) == 1 / 8  # C-12.2 b
+    assert int(r["three_cushion"].countdown_from) == 3 and int(r["one_cushion"].countdown_from) == 5  # C-14.1
+    # options are pytree leaves, the discipline is static
+    leaves, treedef = jax.tree_util.tree_flatten(r["balkline_47_2"])
+    assert len(leaves) == 19 and "balkline_47_2" in str(treedef)
+
+
+def test_unknown_discipline_lists_the_valid_ones():
+    with pytest.raises(ValueError) as err:
+        rules.make_rules("snooker")
+    for d in rules.DISCIPLINES:
+        assert d in str(err.value)
+
+
+@pytest.mark.parametrize("options, words", [
+    (dict(colour="red"), "unknown option"),
+    (dict(scoring_mode=2), "unknown option"),  # not a carom option
+    (dict(distance=0), "distance"),
+    (dict(distance=2.5), "integer"),
+    (dict(distance="40"), "number"),
+    (dict(time_tolerance=-1.0), "time_tolerance"),
+    (dict(time_tolerance=float("nan")), "finite"),
+    (dict(equalizing_inning=2), "True or False"),
+    (dict(cushions_required=-1), "cushions_required"),
+])
+def test_bad_options_raise(options, words):
+    with pytest.raises(ValueError) as err:
+        rules.make_rules("three_cushion", **options)
+    assert words in str(err.value)
+
+
+def test_bad_hungarian_and_balkline_options_raise():
+    with pytest.raises(ValueError, match="1, 2 or 3"):
+        rules.make_rules("hungarian_1000", scoring_mode=4)
+    with pytest.raises(ValueError, match="unknown option"):
+        rules.make_rules("hungarian_1000", lag=True)
+    with pytest.raises(ValueError, match=r"\(0, 1\)"):
+        rules.make_rules("balkline_47_2", anchor_fraction=1.5)
+    with pytest.raises(ValueError, match="valid:.*line_distance"):
+        rules.make_rules("balkline_47_2", corner_long_leg=0.5)
+    assert "scoring_mode" in rules.valid_options("hungarian_1000")
+
+
+def test_init_and_referee_jit_and_vmap():
+    r, p = make("three_cushion")
+    keys = jax.random.split(jax.random.PRNGKey(0), 8)
+    states = jax.jit(jax.vmap(rules.init_game, in_axes=(None, 0, None)))(r, keys, p)
+    assert states.positions.shape == (8, 3, 2) and states.scores.dtype == jnp.int32
+    assert set(np.asarray(states.breaker).tolist()) == {0, 1}
+    # a batch of shots gives what the single shots give
+    singles = []
+    shots = []
+    for k in range(8):
+        s = jax.tree_util.tree_map(lambda x: x[k], states)
+        cue = int(s.cue_ball)
+        steps = ("cushion",) * (k % 4) + ("ball 2", f"ball {1 - cue}")
+        shot = build_shot(script(cue, *steps), np.asarray(s.positions))
+        shots.append(shot)
+        singles.append(REFEREE(r, s, shot, p))
+    batch_states, batch_out = BATCH_REFEREE(r, states, stack(shots), p)
+    for k, (s1, o1) in enumerate(singles):
+        for a, b in zip(jax.tree_util.tree_leaves((s1, o1)), jax.tree_util.tree_leaves((batch_states, batch_out))):
+            assert np.array_equal(np.asarray(a), np.asarray(b)[k])
+    assert [int(v) for v in np.asarray(batch_out.shot_value)] == [0, 0, 0, 1, 0, 0, 0, 1]
+
+
+def test_rule_options_vmap():
+    """One compiled referee over a batch of scoring modes (H-9.9)."""
+    r, p = make("hungarian_1000")
+    modes = jnp.asarray([1, 2, 3], jnp.int32)
+    batch_rules = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (3,) + x.shape), r)
+    batch_rules = rules.options.Rules(**{**vars(batch_rules), "scoring_mode": modes})
+    s = state_with(r, p, positions=np.array([[0.7, 0.3], [1.4, 0.8], [1.6, 0.3]]), current_player=0,
+                   ball_in_hand=False, run=50)
+    shot = build_shot(script(0, "cushion"), np.asarray(s.positions))
+    f = jax.vmap(rules.referee, in_axes=(0, None, None, None))
+    states, outs = jax.jit(f)(batch_rules, s, shot, p)
+    assert np.asarray(states.scores).tolist() == [[0, 50], [0, 0], [50, 10]]
+
+
+@pytest.mark.parametrize("status, overflow", [(1, True), (2, False), (4, False)])
+def test_a_shot_with_a_bad_status_is_void(status, overflow):
+    r, p = make("one_cushion")
+    s = state_with(r, p, positions=FREE, current_player=1, scores=[3, 4], run=2, first_carom_pending=False)
+    state, out = judge(r, p, s, ["cushion", "ball 0", "ball 2", "off 2"], final=FREE + 9.0,
+                       status=status, overflow=overflow)
+    assert int(out.reason) == Reason.INVALID_SHOT and not bool(out.turn_passes) and not bool(out.foul)
+    assert np.asarray(out.points).tolist() == [0, 0]
+    for name in vars(s):
+        expected = np.asarray(getattr(s, name)) + (1 if name == "shots" else 0)
+        assert np.array_equal(np.asarray(getattr(state, name)), expected), name
+
+
+@pytest.mark.parametrize("discipline", ["straight_rail", "hungarian_1000"])
+def test_refereeing_a_finished_game_is_a_no_op(discipline):
+    r, p = make(discipline)
+    s = state_with(r, p, game_over=True, winner=0, current_player=1)
+    state, out = judge(r, p, s, ["ball 2", "ball 0"])
+    assert int(out.reason) == Reason.GAME_OVER and bool(out.game_over) and int(out.winner) == 0
+    for a, b in zip(jax.tree_util.tree_leaves(state), jax.tree_util.tree_leaves(s)):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_call_words_takes_one_outcome():
+    r, p = make("three_cushion")
+    s = INIT(r, jax.random.PRNGKey(0), p)
+    _, one = REFEREE(r, s, build_shot(script(int(s.cue_ball), "ball 2"), np.asarray(s.positions)), p)
+    assert rules.call_words(one).startswith("üres (empty")
+    with pytest.raises(ValueError):
+        rules.call_words(stack([one, one]))
+
+
+def test_every_code_has_words():
+    from rules import calls
+    from rules.codes import Call, PositionCall
+    assert set(calls.CALL_WORDS) == set(Call) and set(calls.POSITION_WORDS) == set(PositionCall)
+    assert set(calls.REASON_WORDS) == set(Reason)
+
+
+def test_choices_are_no_ops_when_not_offered_and_jit():
+    r, p = make("hungarian_1000")
+    s = state_with(r, p, positions=np.array([[0.7, 0.3], [1.4, 0.8], [1.6, 0.3]]), current_player=0,
+                   ball_in_hand=False, base_spot_ball=-1)
+    for f, arg in ((rules.place_cue_ball, 0.3), (rules.choose_base_spot, 1)):
+        out = jax.jit(f)(r, s, arg, p)
+        assert np.allclose(out.positions, s.positions)
+    rc, pc = make("three_cushion")
+    sc = state_with(rc, pc, positions=FREE, current_player=0, may_respot=False, may_choose_side=False,
+                    may_choose_breaker=False)
+    for f, arg in ((rules.choose_respot, True), (rules.choose_start_side, 1), (rules.choose_breaker, 1)):
+        out = jax.jit(f)(rc, sc, arg, pc)
+        for a, b in zip(jax.tree_util.tree_leaves(out), jax.tree_util.tree_leaves(sc)):
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("discipline", rules.DISCIPLINES)
+def test_state_keeps_its_shapes_and_dtypes(discipline):
+    """So that an environment can carry the state through lax.scan and vmap."""
+    r, p = make(discipline)
+    s = INIT(r, jax.random.PRNGKey(0), p)
+    shot = build_shot(script(int(s.cue_ball), "cushion", "ball 2", "ball 1", "off 2"), np.asarray(s.positions))
+    new, out = REFEREE(r, s, shot, p)
+    for a, b in zip(jax.tree_util.tree_leaves(s), jax.tree_util.tree_leaves(new)):
+        assert a.dtype == b.dtype and a.shape == b.shape
+    assert jax.tree_util.tree_structure(s) == jax.tree_util.tree_structure(new)
+    assert out.points.dtype == jnp.int32 and out.jumped.shape == (3,)
