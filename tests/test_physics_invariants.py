@@ -228,3 +228,13 @@ def test_bad_arguments_raise(params):
         physics.default_params(table="snooker")
     with pytest.raises(ValueError, match="e_c must be in"):
         physics.default_params(e_c=1.5)
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_invariants_with_the_mathavan2010_cushion(seed):
+    params = physics.default_params(cushion="mathavan2010")
+    rng = np.random.default_rng(seed)
+    res = physics.simulate(random_layout(rng, params), random_shot(rng), 0, params)
+    check_invariants(res, params)
+    assert any(e["kind"] == "ball_cushion" for e in physics.event_list(res)) or int(res.num_events) < 6
