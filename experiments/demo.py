@@ -1,5 +1,5 @@
 """The main demonstration: simulate a three-cushion shot from the starting position, print its
-event log in words, and write the ball paths as a PNG and the log as JSON.
+event log in words and the referee's call, and write the ball paths as a PNG and the log as JSON.
 
     python -m experiments.demo --out results/demo
 """
@@ -9,10 +9,12 @@ import argparse
 import json
 import os
 
+import jax
 import numpy as np
 
 import physics
-from experiments.layouts import BALL_NAMES, starting_position
+import rules
+from experiments.layouts import BALL_NAMES
 from experiments.plotting import plot_shot
 
 
@@ -46,31 +48,25 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
 
     params = physics.default_params()
-    layout = starting_position(params)
+    game = rules.make_rules("three_cushion")
+    state = rules.init_game(game, jax.random.PRNGKey(0), params, breaker=0)  # white breaks
+    layout = np.asarray(state.positions)
     shot = physics.Shot(V0=args.V0, phi=args.phi, a=args.a, b=args.b)
-    result = physics.simulate(layout, shot, cue_ball=0, params=params)
+    result = physics.simulate(layout, shot, cue_ball=int(state.cue_ball), params=params)
     events = physics.event_list(result)
+    _, outcome = rules.referee(game, state, result, params)
 
     print(f"Three-cushion table {float(params.table.length)} x {float(params.table.width)} m, starting position;")
     print(f"white struck at V0={args.V0} m/s, aim {args.phi} deg, offsets a={args.a} R, b={args.b} R.\n")
     for e in events:
         print(f"  {e['t']:7.3f} s  {describe(e)}")
-    cushions = 0
-    contacts = []
-    for e in events:
-        if e["kind"] == "ball_cushion" and e["balls"] == [0] and len(contacts) < 2:
-            cushions += 1
-        if e["kind"] == "ball_ball" and 0 in e["balls"]:
-            other = [b for b in e["balls"] if b != 0][0]
-            if other not in contacts:
-                contacts.append(other)
-    print(f"\n{len(events)} events, all balls at rest after {float(result.final_time):.2f} s; "
-          f"white touched {' then '.join(BALL_NAMES[b] for b in contacts) or 'no ball'}, "
-          f"with {cushions} cushion(s) before its last new contact.")
+    print(f"\n{len(events)} events, all balls at rest after {float(result.final_time):.2f} s.")
+    print(f"Referee: {rules.call_words(outcome)}")
     png = os.path.join(args.out, "shot.png")
     plot_shot(result, params, png, title=f"V0={args.V0} m/s, phi={args.phi} deg, a={args.a}, b={args.b}")
     with open(os.path.join(args.out, "events.json"), "w") as f:
-        json.dump({"shot": vars(args), "layout": np.asarray(layout).tolist(), "events": events}, f, indent=1)
+        json.dump({"shot": vars(args), "layout": layout.tolist(), "events": events,
+                   "call": rules.call_words(outcome), "points": np.asarray(outcome.points).tolist()}, f, indent=1)
     print(f"wrote {png} and {os.path.join(args.out, 'events.json')}")
 
 

@@ -1,20 +1,21 @@
 """Ball layouts and shot distributions shared by the experiments."""
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 import physics
+import rules
 
 BALL_NAMES = ("white", "yellow", "red")
 BALL_COLOURS = ("#f4f4f0", "#f2c500", "#c8102e")
 
 
-def starting_position(params, breaker_side: int = 0) -> np.ndarray:
-    """Carom starting position (rule C-2.1): white (the breaker's ball) on a head-string spot
-    beside the centre, yellow on the head spot, red on the top spot. (3, 2)."""
-    spots = np.asarray(params.table.head_string_spots)
-    white = spots[0] if breaker_side == 0 else spots[2]
-    return np.stack([white, spots[1], np.asarray(params.table.top_spot)])
+def starting_position(params) -> np.ndarray:
+    """The carom starting position (rule C-2.1) with white breaking, as the referee sets it:
+    white, yellow, red. (3, 2)."""
+    game = rules.make_rules("three_cushion")
+    return np.asarray(rules.init_game(game, jax.random.PRNGKey(0), params, breaker=0).positions)
 
 
 def random_shots(rng: np.random.Generator, n: int, v_range=(1.0, 6.0), max_offset=0.5) -> physics.Shot:
