@@ -142,7 +142,8 @@ class ShotResult:
       num_events: () int32, how many slots of the log are used.
       overflow: () bool, the capacity was hit (the log and the final layout are then incomplete).
       status: () int32, ``Status`` flags.
-      final_positions: (n_balls, 2) float, where the balls came to rest.
+      final_positions: (n_balls, 2) float, where the balls came to rest; a ball that left the
+        table lies just beyond the cushion it crossed, outside the playing area.
       final_time: () float, when the last body stopped (seconds since the strike).
       on_table: (n_balls,) bool, False for a ball that left the table.
       pin_present: () bool, the shot was played with a pin (Hungarian game).

@@ -13,7 +13,7 @@ def event_list(result: ShotResult) -> list[dict]:
     """The log of one shot as a list of dicts, one per event, in time order.
 
     Keys: "t" (s), "kind" (e.g. "ball_ball", "ball_cushion", "sliding_to_rolling"), "balls"
-    (ball indices involved), "cushion" (name, cushion events only), "positions" and
+    (ball indices involved), "cushion" (name, for cushion contacts and the cushion a ball left over), "positions" and
     "velocities" of all balls right after the event, and "motion" (state names).
     """
     log = jax.tree_util.tree_map(np.asarray, result.events)
@@ -30,7 +30,7 @@ def event_list(result: ShotResult) -> list[dict]:
             "velocities": log.velocities[k].tolist(),
             "motion": [Motion(int(m)).name.lower() for m in log.motion[k]],
         }
-        if kind == EventKind.BALL_CUSHION:
+        if kind in (EventKind.BALL_CUSHION, EventKind.OFF_TABLE) and log.cushion[k] >= 0:
             event["cushion"] = Cushion(int(log.cushion[k])).name.lower()
         out.append(event)
     return out

@@ -124,11 +124,14 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     # (rules H-7.1, C-6.2: it touched the frame). Otherwise the cushion model, across the table.
     c = clip(index, layout.cushion, 4 * n)
     k, cushion = c // 4, c % 4
-    vk, wk = collide.cushion_resolve(b.v[k], b.w[k], jnp.asarray(CUSHION_NORMALS, b.r.dtype)[cushion], params)
+    outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[cushion]
+    vk, wk = collide.cushion_resolve(b.v[k], b.w[k], outward, params)
     air = b.motion[k] == Motion.AIRBORNE
     leaves = air & (b.z[k] > params.cushion.height - params.ball.radius)
     bounced = Balls(b.r[k], vk, wk, b.z[k], b.vz[k], jnp.where(air, b.motion[k], classify(vk, wk, params)))
-    gone = Balls(b.r[k], jnp.zeros_like(vk), jnp.zeros_like(wk), jnp.zeros_like(b.z[k]), jnp.zeros_like(b.z[k]),
+    # A ball that left is put down beyond the cushion it crossed, outside the playing area.
+    beyond = b.r[k] + (params.cushion_reach + 2.0 * params.ball.radius) * outward
+    gone = Balls(beyond, jnp.zeros_like(vk), jnp.zeros_like(wk), jnp.zeros_like(b.z[k]), jnp.zeros_like(b.z[k]),
                  jnp.asarray(Motion.OFF_TABLE, jnp.int8))
     one = Balls(*(jnp.where(leaves, g, h).astype(h.dtype) for g, h in zip(gone._fields(), bounced._fields())))
     is_cushion = (index >= layout.cushion) & (index < layout.fall)

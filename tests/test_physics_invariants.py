@@ -57,8 +57,14 @@ def check_invariants(result, params, samples=600):
     d = np.linalg.norm(pos[:, i] - pos[:, j], axis=-1)
     d = np.where(on_cloth[:, i] & on_cloth[:, j], d, np.inf)
     assert d.min() >= 2 * R - 1e-9, d.min() - 2 * R
-    assert pos[..., 0].min() >= reach - 1e-9 and pos[..., 0].max() <= L - reach + 1e-9
-    assert pos[..., 1].min() >= reach - 1e-9 and pos[..., 1].max() <= W - reach + 1e-9
+    gone = log.motion[k] == physics.Motion.OFF_TABLE
+    x, y = np.where(gone, np.nan, pos[..., 0]), np.where(gone, np.nan, pos[..., 1])
+    assert np.nanmin(x) >= reach - 1e-9 and np.nanmax(x) <= L - reach + 1e-9
+    assert np.nanmin(y) >= reach - 1e-9 and np.nanmax(y) <= W - reach + 1e-9
+    # A ball that left the table lies outside the playing area.
+    final = np.asarray(result.final_positions)
+    off = ~np.asarray(result.on_table)
+    assert np.all((final[off, 0] < 0) | (final[off, 0] > L) | (final[off, 1] < 0) | (final[off, 1] > W))
 
 
 @SETTINGS
