@@ -28,7 +28,8 @@ class Facts(NamedTuple):
     objects: (3,) bool, the object (target) balls.  first_object_time, carom_time: the cue ball's
     first contact with an object ball, and with the second one (+inf if not both: no carom).
     carom: the cue ball touched both object balls (C-3.2, H-6.2).
-    cushions_before_carom: cue-ball cushion contacts strictly before the carom (C-13).
+    cushions_before_carom: cue-ball cushion contacts strictly before the carom (C-13), or before
+    the earlier object-ball contact when the two cannot be separated (O-7).
     frozen_ball_moved: the cue ball touched, within ``push_time``, a ball it was frozen to.
     frozen_cushion_moved: the same for a cushion it was frozen to (H-4.6).
     """
@@ -57,8 +58,13 @@ def read(rules, params, start_positions, cue, shot) -> Facts:
     first = jnp.min(object_hits)
     carom_time = jnp.max(jnp.where(objects, hit, -jnp.inf))
     carom = jnp.isfinite(carom_time)
-    # rules C-13.1, C-13.2, O-7: a cushion counts only if strictly before the carom.
-    cushions = log.count_before(shot, log.cushion_hits(shot, cue), carom_time - tol)
+    # rule C-13.2: the carom is completed when the cue ball first touches the second object ball;
+    # a cushion counts only if strictly before it (C-13.1, O-7), cushions before the first object
+    # ball included. Rule O-7: when the log cannot separate the two object-ball contacts, the
+    # cushions must be complete before the earlier of the two.
+    at_once = carom & (carom_time <= first + tol)
+    completed = jnp.where(at_once, first, carom_time)
+    cushions = log.count_before(shot, log.cushion_hits(shot, cue), completed - tol)
     # open point O-3: touching a frozen ball (or cushion) at once means shooting into it.
     frozen = geometry.frozen_balls(start_positions, cue, params.ball.radius, rules.frozen_tolerance)
     ball_moved = jnp.any(frozen & (hit <= rules.push_time))

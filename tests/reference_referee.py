@@ -186,7 +186,12 @@ def shot_reading(o, t, start, cue, shot):
     hits = {b: first_contact(ev, cue, b) for b in objects}
     carom = all(hits[b] < INF for b in objects)
     carom_t = max(hits.values()) if carom else INF
-    cushions = sum(1 for e in ev if e["kind"] == BALL_CUSHION and e["balls"][0] == cue and e["time"] < carom_t - tol)
+    # C-13.2: count the cue ball's cushions before the carom is completed, i.e. before its first
+    # touch of the second object ball. O-7: if the two object balls were touched "at once", the
+    # count must be complete before the earlier touch.
+    earlier, later = sorted(hits.values())
+    done = earlier if carom and later - earlier <= tol else carom_t
+    cushions = sum(1 for e in ev if e["kind"] == BALL_CUSHION and e["balls"][0] == cue and e["time"] < done - tol)
     strikes = [e for e in ev if e["kind"] == CUE_STRIKE]
     wrong = bool(strikes) and strikes[0]["balls"][0] != cue
     frozen = frozen_to(start, cue, o, t)

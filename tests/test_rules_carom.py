@@ -62,6 +62,19 @@ def test_C_2_2_red_and_white_at_once_is_read_against_the_shooter():
     assert int(out.reason) == Reason.FIRST_CAROM_NOT_OFF_RED
 
 
+def test_C_2_2_red_within_the_tolerance_before_the_other_ball_is_not_off_the_red():
+    # rule O-7: two touches closer than the event-time tolerance cannot be ordered, even when the
+    # log puts the red first; a gap of two tolerances can
+    r, p = make("straight_rail")
+    tol = float(r.time_tolerance)
+    s = state_with(r, p, positions=FREE, current_player=0, first_carom_pending=True)
+    for gap, reason in ((0.5 * tol, Reason.FIRST_CAROM_NOT_OFF_RED), (2 * tol, Reason.SCORED)):
+        events = [event(EventKind.CUE_STRIKE, 0.0, 0), event(EventKind.BALL_BALL, 0.3, 0, 2),
+                  event(EventKind.BALL_BALL, 0.3 + gap, 0, 1)]
+        state, out = judge(r, p, s, events)
+        assert int(out.reason) == reason, gap
+
+
 def test_C_2_2_only_the_first_carom_of_the_game():
     state, out = play(steps=("ball 1", "ball 2"), first_carom_pending=False)
     assert int(out.reason) == Reason.SCORED
@@ -212,6 +225,48 @@ def test_C_13_2_cushions_after_the_carom_do_not_count():
     assert int(out.reason) == Reason.TOO_FEW_CUSHIONS
 
 
+def test_C_13_2_three_cushions_all_before_the_first_ball_count():
+    state, out = play("three_cushion", steps=("cushion", "cushion", "cushion", "ball 2", "ball 1"))
+    assert int(out.reason) == Reason.SCORED and int(out.cushions) == 3
+
+
+def test_C_13_2_the_carom_is_completed_at_the_first_touch_of_the_second_ball():
+    # red, yellow: the carom is complete; three cushions and the yellow again come too late
+    state, out = play("three_cushion", steps=("ball 2", "ball 1", "cushion", "cushion", "cushion", "ball 1"))
+    assert int(out.reason) == Reason.TOO_FEW_CUSHIONS and int(out.cushions) == 0
+    # touching the first object ball again before the cushions changes nothing
+    state, out = play("three_cushion", steps=("ball 2", "cushion", "cushion", "cushion", "ball 2", "ball 1"))
+    assert int(out.reason) == Reason.SCORED and int(out.cushions) == 3
+
+
+def test_C_13_2_only_the_cue_balls_cushions_count():
+    r, p = make("three_cushion")
+    s = state_with(r, p, positions=FREE, current_player=0, first_carom_pending=False)
+    events = script(0, "ball 2", "cushion", "ball 1")  # the white: one cushion
+    events += [event(EventKind.BALL_CUSHION, t, b, cushion=c) for t, b, c in
+               ((0.12, 2, 1), (0.14, 2, 3), (0.16, 2, 0), (0.18, 2, 2))]  # the red: four
+    state, out = judge(r, p, s, events)
+    assert int(out.reason) == Reason.TOO_FEW_CUSHIONS and int(out.cushions) == 1
+
+
+def test_O_7_both_balls_at_once_need_the_cushions_before_the_earlier_touch():
+    r, p = make("three_cushion")
+    tol = float(r.time_tolerance)
+    s = state_with(r, p, positions=FREE, current_player=0, first_carom_pending=False)
+
+    def shot(yellow_after_red):
+        return [event(EventKind.CUE_STRIKE, 0.0, 0), event(EventKind.BALL_CUSHION, 0.2, 0, cushion=2),
+                event(EventKind.BALL_CUSHION, 0.4, 0, cushion=1), event(EventKind.BALL_CUSHION, 1.0 - 0.5 * tol, 0, cushion=3),
+                event(EventKind.BALL_BALL, 1.0, 0, 2), event(EventKind.BALL_BALL, 1.0 + yellow_after_red, 0, 1)]
+
+    # red and yellow within the tolerance: one moment, which the third cushion is not clearly before
+    state, out = judge(r, p, s, shot(0.8 * tol))
+    assert int(out.reason) == Reason.TOO_FEW_CUSHIONS and int(out.cushions) == 2
+    # the yellow clearly after: the carom is completed then, and all three cushions came before it
+    state, out = judge(r, p, s, shot(2 * tol))
+    assert int(out.reason) == Reason.SCORED and int(out.cushions) == 3
+
+
 def test_O_7_third_cushion_at_the_same_time_as_the_second_ball_does_not_count():
     state, out = play("three_cushion", steps=("ball 2", "cushion", "cushion", "cushion", "=ball 1"))
     assert int(out.reason) == Reason.TOO_FEW_CUSHIONS
@@ -317,6 +372,18 @@ def test_C_13_4_c_a_taken_spot_sends_the_ball_to_the_spot_of_the_ball_on_it():
     # white is the fouling player's ball: its spot is the table centre
     assert np.allclose(state.positions[2], sp["centre"])
     assert np.allclose(state.positions[0], final[0])
+
+
+def test_C_13_4_c_the_spot_of_the_ball_on_the_spot_can_be_taken_too():
+    r, p = make("three_cushion")
+    sp = spots(p)
+    # the next shooter is player 1: yellow's spot is the head-string middle, white's the centre
+    final = np.array([sp["top"] + [0.01, 0.0], sp["centre"] + [0.0, -0.02], [0.0, 0.0]])
+    s = state_with(r, p, positions=FREE, current_player=0, first_carom_pending=False)
+    state, out = judge(r, p, s, ["cushion", "ball 2", "off 2"], final=final)
+    # red's spot is taken by the white, the white's by the yellow: the red goes to the yellow's
+    assert np.allclose(state.positions[2], sp["head"][1])
+    assert np.allclose(state.positions[:2], final[:2])
 
 
 def test_C_13_4_d_all_three_jumped_go_to_the_three_cushion_spots():

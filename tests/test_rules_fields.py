@@ -166,6 +166,19 @@ def test_C_12_3_and_C_12_6_two_caroms_in_a_field_then_drive_one_out(discipline):
     assert int(out.reason) == Reason.SCORED
 
 
+def test_C_12_3_b_a_ball_driven_out_may_come_straight_back():
+    r, p = make("balkline_47_2")
+    central = 1 * 3 + 1  # the fields are numbered row by row: the central one
+    s = state_with(r, p, positions=BALK, current_player=0, first_carom_pending=False,
+                   field_zone=central, field_count=1)
+    s1, out = run_shot(r, p, s, leave=(2, [2.6, 0.2]))  # the second carom: the red out and back
+    assert int(out.reason) == Reason.SCORED and int(s1.field_count) == 0
+    s2, out = run_shot(r, p, s1)  # a "first" carom in the field again
+    assert int(out.reason) == Reason.SCORED and int(s2.field_count) == 1
+    s3, out = run_shot(r, p, s2)  # and the next must drive a ball out
+    assert int(out.reason) == Reason.FIELD_LIMIT
+
+
 def test_C_12_4_47_1_every_carom_in_a_field_must_drive_a_ball_out():
     r, p = make("balkline_47_1")
     s = state_with(r, p, positions=BALK, current_player=0, first_carom_pending=False)

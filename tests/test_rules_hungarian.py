@@ -144,6 +144,15 @@ def test_H_6_6_pin_falling_as_the_cue_ball_touches_it_is_the_cue_balls():
     assert int(out.reason) == Reason.PIN_NOT_BY_TARGET
 
 
+def test_H_4_9_and_H_9_10_pin_down_before_the_cue_ball_reached_a_target_ball():
+    # the yellow knocks the pin before the red has touched a target ball: no valid shot; the
+    # opponent gets the carom and the pin (H-9.7), and in mode 3 another 10 (H-9.10)
+    state, out = play(["pin down by 2", "ball 1", "ball 2"])
+    assert int(out.reason) == Reason.PIN_BEFORE_TARGET and bool(out.foul) and pts(out) == [0, 100]
+    state, out = play(["pin down by 2", "ball 1", "ball 2"], options=dict(scoring_mode=3))
+    assert pts(out) == [0, 110]
+
+
 def frozen_red(gap=5e-5):
     return np.array([[0.7, 0.3], [0.7 + 2 * R + gap, 0.3], [1.6, 0.8]])
 
@@ -238,6 +247,19 @@ def test_H_9_10_mode_3_target_touched_only_after_the_pin_fell():
     assert pts(out) == [0, 50]
 
 
+@pytest.mark.parametrize("steps, value", [
+    (["pin", "ball 1"], 0),
+    (["pin", "ball 1", "ball 2"], 10),  # H-9.2
+    (["pin", "ball 1", "pin down by 1"], 50),  # H-9.3
+    (["pin", "ball 2", "pin down by 2", "ball 1"], 100),  # H-9.4
+])
+def test_H_9_7_a_foul_gives_the_opponent_the_value_of_the_foul_shot(steps, value):
+    # the red touches the pin first (H-4.9): whatever the shot made goes to the opponent
+    state, out = play(steps, scores=[300, 200], options=dict(scoring_mode=2))
+    assert bool(out.foul) and int(out.shot_value) == 0 and pts(out) == [0, value]
+    assert [int(v) for v in np.asarray(state.scores)] == [300, 200 + value]
+
+
 def test_H_9_1_a_foul_never_scores_for_the_shooter():
     state, out = play(["pin", "ball 1", "pin down by 1", "ball 2"])
     assert bool(out.foul) and int(out.shot_value) == 0 and pts(out) == [0, 100]  # H-9.7
@@ -286,6 +308,23 @@ def test_H_6_4_ball_in_hand_on_the_cross_axis_not_touching_pin_or_ball():
     # the ends of the axis: inside the cushions
     edge = rules.place_cue_ball(r, s, 1.0, p)
     assert np.isclose(edge.positions[0, 1], 1.05 - float(p.cushion_reach))
+
+
+def test_H_6_1_after_a_foul_the_opponent_plays_the_red_from_where_it_lies():
+    final = HUN + [[0.05, 0.05], [0.0, 0.1], [-0.1, 0.0]]
+    state, out = play(["cushion", "cushion"], final=final)
+    assert bool(out.foul) and bool(out.turn_passes) and int(state.current_player) == 1
+    assert not bool(state.ball_in_hand) and not bool(out.ball_in_hand)
+    assert np.allclose(state.positions, final)
+
+
+def test_H_7_1_a_ball_not_on_the_table_at_the_end_has_jumped():
+    r, p = game()
+    s = state_with(r, p, positions=HUN, current_player=0, ball_in_hand=False)
+    state, out = judge(r, p, s, ["ball 1", "ball 2"], on_table=[True, False, True], pin_present=True,
+                       pin_position=np.asarray(s.pin_position))
+    assert int(out.reason) == Reason.JUMPED and pts(out) == [0, 20]  # the carom's 10 + 10 (H-9.8)
+    assert bool(state.ball_in_hand) and np.allclose(state.positions[1], p.table.base_spots[0])  # H-7.3
 
 
 def test_H_7_2_cue_ball_jumped_next_player_has_ball_in_hand():
