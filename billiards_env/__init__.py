@@ -1,1 +1,26 @@
-"""billiards_env: see README (in progress)."""
+"""Environments for carom billiards: a functional JAX environment per discipline, and its
+Gymnasium, vector, Stable-Baselines3 and two-player adapters; rendering.
+
+    import billiards_env, gymnasium
+    env = gymnasium.make("billiards_env/ThreeCushion-v0")           # one shot per episode
+    envs = gymnasium.make_vec("billiards_env/Hungarian1000-v0", num_envs=1024, mode="game")
+
+    fenv = billiards_env.make_functional("three_cushion", mode="inning")   # pure JAX
+    state = fenv.init(key, fenv.default_params)
+    state = fenv.step(state, action, key)                            # jax.jit / jax.vmap
+
+Module map: ``params`` (EnvParams), ``actions`` (the action vector), ``observation``, ``layouts``
+(where episodes start), ``modes`` (episode modes, opponents, rewards), ``functional`` (State and
+the staged step), ``runner`` (compiled drivers), ``gym_env``, ``vector``, ``sb3``,
+``pettingzoo_env``, ``render``, ``registration``.
+"""
+from billiards_env.functional import FunctionalEnv, State, make_functional
+from billiards_env.params import EnvParams, default_params
+from billiards_env.registration import ENV_IDS, IDS, discipline_of, register_all
+
+register_all()
+
+__all__ = [
+    "FunctionalEnv", "State", "make_functional", "EnvParams", "default_params", "ENV_IDS", "IDS",
+    "discipline_of", "register_all",
+]

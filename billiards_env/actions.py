@@ -1,0 +1,122 @@
+"""The action: a vector in [-1, 1]^9, mapped to a cue strike and to the choices some positions offer.
+
+=====  ==========  ==========================================================================
+index  name        meaning (each component in [-1, 1]; ``params`` hold the ranges)
+=====  ==========  ==========================================================================
+0      aim         phi, the aim direction: -1..1 -> -180..180 deg, 0 along +x (towards the TOP
+                   cushion), counter-clockwise (towards the LEFT cushion)
+1      speed       V0, the cue speed: -1..1 -> v_min..v_max (default 0.5..8 m/s), linear
+2      elevation   theta, the cue elevation: -1..1 -> 0..theta_max (default 0..60 deg)
+3, 4   tip         (u, v) on the square mapped onto the disc of radius offset_max (default 0.5 R)
+                   by radial stretching: (a, b) = offset_max * max(|u|, |v|) * (u, v) / |(u, v)|;
+                   a is the side offset (+ right english), b the height (+ follow, - draw)
+5      place       ball in hand (H-6.4): the red on the cross axis at -1..1 -> 0..1 of the way
+                   from the RIGHT (y = 0) to the LEFT cushion, moved to the nearest legal place.
+                   Used only when the observation offers ball in hand
+6      base_spot   H-7.3: < 0 the bottom base spot, >= 0 the top one, for the jumped target ball.
+                   Used only when the observation offers the base-spot choice
+7      respot      C-12.7 a, C-13.3 a: > 0 has the frozen balls re-spotted. Used only when the
+                   observation offers the re-spot
+8      side        C-2.1 c: in the starting position, < 0 the right head-string spot for the
+                   shooter's ball, >= 0 the left one. Used only when the observation offers it
+=====  ==========  ==========================================================================
+
+Components that do not apply to the position are ignored. Inside ``jit`` nothing can raise, so
+the functional step replaces NaN by 0 and clips to [-1, 1]; the Python adapters raise ValueError
+instead (``check_action``). The choices are applied before the strike, in the order base spot,
+ball in hand, re-spot, side (each a no-op when not offered: ``rules.choose_*``).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+import rules as rules_lib
+
+NAMES = ("aim", "speed", "elevation", "tip_u", "tip_v", "place", "base_spot", "respot", "side")
+N_ACTIONS = len(NAMES)
+LOW, HIGH = -1.0, 1.0
+
+
+def sanitize(action):
+    """(9,) the traced action with NaN replaced by 0 and every component clipped to [-1, 1]."""
+    action = jnp.asarray(action)
+    action = jnp.where(jnp.isfinite(action), action, jnp.where(jnp.isnan(action), 0.0, jnp.sign(action)))
+    return jnp.clip(action, LOW, HIGH)
+
+
+def tip_offsets(u, v, radius):
+    """(a, b): the square [-1, 1]^2 onto the disc of ``radius`` by radial stretching (the square's
+    boundary goes onto the circle, the centre stays at the centre)."""
+    norm = jnp.sqrt(u * u + v * v)
+    scale = jnp.where(norm > 0, jnp.maximum(jnp.abs(u), jnp.abs(v)) / jnp.where(norm > 0, norm, 1.0), 0.0)
+    return radius * scale * u, radius * scale * v
+
+
+def to_shot(action, params) -> physics.Shot:
+    """The strike asked by a sanitized action (no noise), in the physics dtype."""
+    dtype = params.physics.dtype
+    x = jnp.asarray(action, dtype)
+    unit = (x + 1.0) / 2.0  # 0..1
+    a, b = tip_offsets(x[3], x[4], params.offset_max)
+    return physics.Shot(
+        V0=params.v_min + unit[1] * (params.v_max - params.v_min),
+        phi=180.0 * x[0],
+        theta=unit[2] * params.theta_max,
+        a=a,
+        b=b,
+    )
+
+
+def add_noise(shot: physics.Shot, key, params) -> physics.Shot:
+    """The shot as executed: Gaussian noise of ``params.noise_std`` on (phi, V0, theta, a, b), then
+    kept inside what a cue can do (speed in [0, max_speed], elevation in [0, 89] deg, the tip
+    inside the miscue limit)."""
+    dtype = params.physics.dtype
+    eps = jax.random.normal(key, (5,), dtype) * params.noise_std
+    V0 = jnp.clip(shot.V0 + eps[1], 0.0, params.physics.cue.max_speed)
+    theta = jnp.clip(shot.theta + eps[2], 0.0, 89.0)
+    a, b = shot.a + eps[3], shot.b + eps[4]
+    limit = 0.999 * params.physics.cue.max_offset
+    r = jnp.sqrt(a * a + b * b)
+    shrink = jnp.where(r > limit, limit / jnp.where(r > 0, r, 1.0), 1.0)
+    return physics.Shot(V0=V0, phi=shot.phi + eps[0], theta=theta, a=a * shrink, b=b * shrink)
+
+
+def apply_choices(game_rules, game, action, phys):
+    """The game state with the shooter's choices written in (no-ops where not offered)."""
+    x = jnp.asarray(action)
+    game = rules_lib.choose_base_spot(game_rules, game, jnp.where(x[6] >= 0, 1, 0), phys)
+    game = rules_lib.place_cue_ball(game_rules, game, (x[5] + 1.0) / 2.0, phys)
+    game = rules_lib.choose_respot(game_rules, game, x[7] > 0, phys)
+    game = rules_lib.choose_start_side(game_rules, game, jnp.where(x[8] >= 0, 1, 0), phys)
+    return game
+
+
+def check_action(action, batch: int | None = None) -> np.ndarray:
+    """A concrete action (or batch) as float32, or ValueError naming the allowed shape and range."""
+    shape = (N_ACTIONS,) if batch is None else (batch, N_ACTIONS)
+    try:
+        array = np.asarray(action, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"action must be numbers of shape {shape} in [{LOW}, {HIGH}], got {action!r}") from None
+    if array.shape != shape:
+        raise ValueError(f"action must have shape {shape} (components {', '.join(NAMES)}), got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"action must be finite, in [{LOW}, {HIGH}]; got NaN or inf in {array.tolist()}")
+    if np.any(array < LOW) or np.any(array > HIGH):
+        bad = array[(array < LOW) | (array > HIGH)]
+        raise ValueError(f"action components must be in [{LOW}, {HIGH}]; got {bad.tolist()}")
+    return array.astype(np.float32)
+
+
+def random_action(key, observation=None, params=None):
+    """(9,) float32 uniform in [-1, 1]: the built-in random player (a policy's signature)."""
+    return jax.random.uniform(key, (N_ACTIONS,), jnp.float32, LOW, HIGH)
+
+
+def describe(shot: physics.Shot) -> dict:
+    """A concrete shot as a dict of Python floats (for ``info``)."""
+    return {name: float(np.asarray(getattr(shot, name))) for name in ("V0", "phi", "theta", "a", "b")}

@@ -1,0 +1,372 @@
+"""The functional environment (DESIGN.md contract 3): ``init(key, params) -> State`` and
+``step(state, action, key, params) -> State``, pure and jittable, one step = one shot (plus, in
+"game" mode, the built-in opponent's shots), simulated by ``physics`` and judged by ``rules``.
+
+A step is a short chain of stages, the same for every discipline and mode::
+
+    begin (choices, strike, noise) -> simulate -> judge -> [opponent: begin -> simulate -> judge]* -> end
+
+``end`` is the base step: the one place that enforces the shared behaviour (a finished state steps
+to itself with zero rewards; the observation; termination and truncation). The physics stage is
+``physics.simulate`` for one environment and the lane pool (``physics.simulate_batch``'s) for a
+batch, because shots differ greatly in length. Each discipline only differs in data (``Rules``).
+
+The stages can run fused (one compiled function: ``jax.jit(env.step)``) or staged (each stage
+compiled on its own: the physics stage is then shared by the six carom disciplines, which cuts
+compile time; ``billiards_env.runner``). Both run the same functions and give the same results.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+import rules as rules_lib
+from billiards_env import actions, layouts, modes
+from billiards_env.observation import OBS_SIZE, observe
+from billiards_env.params import EnvParams, default_params
+from physics._pytree import pytree_dataclass, replace
+from physics.simulate import _simulate, _simulate_jit, _simulate_pool, _simulate_pool_jit
+from rules import Call, PinState, Reason
+from rules.outcome import quiet_outcome
+
+# Where the pin is put for the physics while it does not stand (H-8.5, H-8.6): out of every ball's reach.
+PIN_AWAY = (-1.0, -1.0)
+DEFAULT_LANES = 128
+
+
+@pytree_dataclass
+class State:
+    """One environment between steps.
+
+    Attributes:
+      game: ``rules.GameState``, the referee's state (layout, scores, counters, choices, pin).
+      observation: (OBS_SIZE,) float32, for the player to shoot next (``billiards_env.observation``).
+      current_player: () int32, who shoots next.
+      rewards: (2,) float32, each player's reward for the last step.
+      terminated: () bool, the episode ended by its mode's rule.  truncated: () bool, by max_steps.
+      step_count: () int32, steps taken in this episode.
+      outcome: ``rules.Outcome`` of the last step's first shot (the acting player's).
+      shot: ``physics.Shot`` played in the last step's first shot (after noise), () fields.
+      opponent_shots: () int32, shots the built-in opponent played in the last step.
+    """
+
+    game: rules_lib.GameState
+    observation: jax.Array
+    current_player: jax.Array
+    rewards: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    step_count: jax.Array
+    outcome: rules_lib.Outcome
+    shot: physics.Shot
+    opponent_shots: jax.Array
+
+    @property
+    def done(self):
+        return self.terminated | self.truncated
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """What chooses code paths: static, hashable (compiled functions are shared per Config)."""
+
+    discipline: str
+    mode: str
+    policy: Callable | None
+
+    @property
+    def hungarian(self) -> bool:
+        return self.discipline == "hungarian_1000"
+
+
+# -- the stages (one environment; the batched forms vmap them) ----------------------------------
+
+
+def _zero_shot(dtype):
+    z = jnp.zeros((), dtype)
+    return physics.Shot(V0=z, phi=z, theta=z, a=z, b=z)
+
+
+def initial_state(cfg: Config, key, params: EnvParams) -> State:
+    """``init``: a new episode (see ``billiards_env.modes`` and ``billiards_env.layouts``)."""
+    game_rules, phys = params.rules, params.physics
+    if cfg.mode == "game":
+        breaker = modes.AGENT if cfg.policy is not None else None
+        game = rules_lib.init_game(game_rules, key, phys, breaker=breaker)
+    else:
+        game = layouts.initial_game(game_rules, key, params)
+    zero = jnp.zeros((), jnp.int32)
+    outcome = quiet_outcome(Reason.SCORED, game.current_player, call=jnp.asarray(Call.NONE, jnp.int32))
+    return State(
+        game=game,
+        observation=observe(game_rules, game, params, zero),
+        current_player=game.current_player,
+        rewards=jnp.zeros((2,), jnp.float32),
+        terminated=jnp.asarray(False),
+        truncated=jnp.asarray(False),
+        step_count=zero,
+        outcome=outcome,
+        shot=_zero_shot(phys.dtype),
+        opponent_shots=zero,
+    )
+
+
+class Turn(NamedTuple):
+    """A shot about to be simulated: the game with the shooter's choices written in, and the strike."""
+
+    game: Any
+    shot: Any
+    pin: Any  # (2,) where the physics puts the pin, or None (carom games)
+
+
+def _prepare(cfg, params, game, action, key, skip):
+    """The choices written into the game, and the strike (with noise; V0 = 0 when ``skip``)."""
+    action = actions.sanitize(action)
+    game = actions.apply_choices(params.rules, game, action, params.physics)
+    shot = actions.add_noise(actions.to_shot(action, params), key, params)
+    shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
+    return Turn(game, shot, pin_for_physics(game, cfg.hungarian))
+
+
+def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
+    """The acting player's shot. A finished state plays a null shot (nothing moves; it is thrown
+    away by ``end``)."""
+    return _prepare(cfg, params, state.game, action, jax.random.fold_in(key, 0), state.done)
+
+
+def pin_for_physics(game, hungarian: bool):
+    """(2,) or None: the pin is in play only while it stands (H-8.4 to H-8.6); otherwise it is put
+    out of every ball's reach."""
+    if not hungarian:
+        return None
+    away = jnp.asarray(PIN_AWAY, game.pin_position.dtype)
+    return jnp.where(game.pin_state == PinState.STANDING, game.pin_position, away)
+
+
+def judge(cfg: Config, turn: Turn, result, key, params: EnvParams) -> dict:
+    """The referee's verdict on a shot: the carry of the rest of the step (game, rewards, outcome,
+    opponent shots so far, key for the opponent)."""
+    game, outcome = rules_lib.referee(params.rules, turn.game, result, params.physics)
+    return dict(game=game, rewards=modes.reward_of(outcome, params), outcome=outcome,
+                n=jnp.zeros((), jnp.int32), key=jax.random.fold_in(key, 1))
+
+
+def opponent_to_play(cfg: Config, carry: dict):
+    """() bool: the built-in opponent shoots next."""
+    if cfg.policy is None:
+        return jnp.asarray(False)
+    game = carry["game"]
+    return (~game.game_over) & (game.current_player != modes.AGENT) & (carry["n"] < modes.MAX_OPPONENT_SHOTS)
+
+
+def opponent_begin(cfg: Config, carry: dict, params: EnvParams) -> Turn:
+    """The built-in opponent's next shot (a null shot where he is not to play)."""
+    game = carry["game"]
+    k_policy, k_noise = jax.random.split(jax.random.fold_in(carry["key"], carry["n"]))
+    obs = observe(params.rules, game, params, jnp.zeros((), jnp.int32))
+    action = cfg.policy(k_policy, obs, params)
+    return _prepare(cfg, params, game, action, k_noise, ~opponent_to_play(cfg, carry))
+
+
+def merge(cfg: Config, carry: dict, verdict: dict) -> dict:
+    """The carry after the opponent's shot judged in ``verdict`` (unchanged where he was not to
+    play): his shot's rewards are added, the acting player's outcome is kept."""
+    played = dict(carry, game=verdict["game"], rewards=carry["rewards"] + verdict["rewards"], n=carry["n"] + 1)
+    play = opponent_to_play(cfg, carry)
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(play, a, b), played, carry)
+
+
+def end(cfg: Config, state: State, turn: Turn, carry: dict, params: EnvParams) -> State:
+    """The base step: the next State, or the finished state itself with zero rewards."""
+    game = carry["game"]
+    step_count = state.step_count + 1
+    terminated = modes.terminated(cfg.mode, carry["outcome"], game)
+    stuck = opponent_to_play(cfg, dict(carry, n=jnp.zeros((), jnp.int32))) & (carry["n"] >= modes.MAX_OPPONENT_SHOTS)
+    truncated = ~terminated & ((step_count >= params.max_steps) | stuck)
+    new = State(
+        game=game,
+        observation=observe(params.rules, game, params, step_count),
+        current_player=game.current_player,
+        rewards=carry["rewards"],
+        terminated=terminated,
+        truncated=truncated,
+        step_count=step_count,
+        outcome=carry["outcome"],
+        shot=turn.shot,
+        opponent_shots=carry["n"],
+    )
+    finished = replace(state, rewards=jnp.zeros_like(state.rewards))
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(state.done, a, b), finished, new)
+
+
+# -- composing the stages: fused or staged, one environment or a batch --------------------------
+
+
+class Ops(NamedTuple):
+    """The stages bound to one way of running them (see ``make_ops``)."""
+
+    begin: Callable
+    simulate: Callable
+    judge: Callable
+    opponent_to_play: Callable
+    opponent_begin: Callable
+    merge: Callable
+    end: Callable
+    loop: Callable
+
+
+def transition(cfg: Config, state, action, key, params, ops: Ops):
+    """One step (or a batch of steps) through the stages: (State, the first shot's ShotResult)."""
+    turn = ops.begin(state, action, key, params)
+    result = ops.simulate(turn, params)
+    carry = ops.judge(turn, result, key, params)
+    if cfg.policy is not None:
+
+        def body(c):
+            t = ops.opponent_begin(c, params)
+            return ops.merge(c, ops.judge(t, ops.simulate(t, params), c["key"], params))
+
+        carry = ops.loop(lambda c: jnp.any(ops.opponent_to_play(c)), body, carry)
+    return ops.end(state, turn, carry, params), result
+
+
+def _python_loop(cond, body, carry):
+    while bool(np.asarray(cond(carry))):
+        carry = body(carry)
+    return carry
+
+
+def _simulator(batched: bool, staged: bool, lanes: int):
+    """The physics stage: ``physics.simulate``'s loop for one shot, the lane pool for a batch."""
+    single = _simulate_jit if staged else _simulate
+    pool = _simulate_pool_jit if staged else _simulate_pool
+
+    def simulate(turn: Turn, params):
+        game = turn.game
+        if batched:
+            return pool(game.positions, turn.shot, game.cue_ball, params.physics, turn.pin, lanes=lanes)
+        return single(game.positions, turn.shot, game.cue_ball, params.physics, turn.pin)
+
+    return simulate
+
+
+_STAGED_CACHE: dict = {}
+
+
+def _has_opponent(*args):  # a stand-in policy: stages that only ask "is there an opponent" share code
+    raise AssertionError("never called")
+
+
+def _stage_config(cfg: Config, name: str) -> Config:
+    """The part of the Config a stage depends on, so that compiled stages are shared as widely as
+    possible (the referee, the largest, once per discipline, whatever the mode and opponent)."""
+    if name in ("begin", "judge"):
+        return Config(cfg.discipline, "shot", None)
+    if name in ("end", "merge"):
+        return Config(cfg.discipline, cfg.mode, None if cfg.policy is None else _has_opponent)
+    return cfg
+
+
+_STAGES = dict(
+    begin=(begin, (0, 0, 0, None)),
+    judge=(judge, (0, 0, 0, None)),
+    opponent_to_play=(opponent_to_play, (0,)),
+    opponent_begin=(opponent_begin, (0, None)),
+    merge=(merge, (0, 0)),
+    end=(end, (0, 0, 0, None)),
+)
+
+
+def _stage(cfg: Config, name: str, batched: bool, staged: bool):
+    fn, axes = _STAGES[name]
+    bound = functools.partial(fn, cfg)
+    mapped = jax.vmap(bound, in_axes=axes) if batched else bound
+    if not staged:
+        return mapped
+    key = (_stage_config(cfg, name), name, batched)
+    if key not in _STAGED_CACHE:
+        _STAGED_CACHE[key] = jax.jit(functools.partial(fn, key[0]) if not batched
+                                     else jax.vmap(functools.partial(fn, key[0]), in_axes=axes))
+    return _STAGED_CACHE[key]
+
+
+def make_ops(cfg: Config, batched: bool, staged: bool, lanes: int = DEFAULT_LANES) -> Ops:
+    """The stages for one environment or a batch, fused (plain functions, to be traced inside one
+    ``jit``) or staged (each compiled on its own and shared by every environment whose Config
+    agrees on what the stage reads; the physics compiled once per table kind and batch shape)."""
+    stages = {name: _stage(cfg, name, batched, staged) for name in _STAGES}
+    return Ops(simulate=_simulator(batched, staged, lanes), loop=_python_loop if staged else jax.lax.while_loop,
+               **stages)
+
+
+# -- the environment ------------------------------------------------------------------------------
+
+
+class FunctionalEnv:
+    """A discipline's environment in functional form. ``init``/``step`` are pure and jittable;
+    ``init_batch``/``step_batch`` run a batch (the physics on the lane pool).
+
+    Attributes:
+      discipline, mode: as given to ``make_functional``.  policy: the built-in opponent or None.
+      default_params: ``EnvParams`` with the options given to ``make_functional``.
+      num_actions, observation_size: 9 and ``observation.OBS_SIZE``.
+    """
+
+    num_actions = actions.N_ACTIONS
+    observation_size = OBS_SIZE
+
+    def __init__(self, discipline: str, mode: str = "shot", opponent="random", params: EnvParams | None = None):
+        self.config = Config(discipline, modes.check_mode(mode), modes.opponent_policy(mode, opponent))
+        self.default_params = default_params(discipline) if params is None else params
+        if self.default_params.discipline != discipline:
+            raise ValueError(f"params are for {self.default_params.discipline}, not {discipline}")
+
+    discipline = property(lambda self: self.config.discipline)
+    mode = property(lambda self: self.config.mode)
+    policy = property(lambda self: self.config.policy)
+
+    def __repr__(self):
+        return f"FunctionalEnv({self.discipline!r}, mode={self.mode!r})"
+
+    def _params(self, params):
+        return self.default_params if params is None else params
+
+    def init(self, key, params: EnvParams | None = None) -> State:
+        """A new episode's State."""
+        return initial_state(self.config, key, self._params(params))
+
+    def step(self, state: State, action, key, params: EnvParams | None = None) -> State:
+        """One step: the acting player's shot (and the built-in opponent's answer in "game" mode).
+        Pass the params that ``init`` got (default: ``default_params``)."""
+        ops = make_ops(self.config, batched=False, staged=False)
+        return transition(self.config, state, action, key, self._params(params), ops)[0]
+
+    def init_batch(self, keys, params: EnvParams | None = None) -> State:
+        """A batch of new episodes, one per key: keys (B,) (or (B, 2) raw keys)."""
+        return jax.vmap(self.init, in_axes=(0, None))(keys, self._params(params))
+
+    def step_batch(self, states: State, actions_, keys, params: EnvParams | None = None, lanes: int = DEFAULT_LANES) -> State:
+        """A batch of steps with the shots simulated on a pool of ``lanes`` lanes. Gives what
+        ``jax.vmap(env.step)`` gives, faster when shots differ in length."""
+        ops = make_ops(self.config, batched=True, staged=False, lanes=lanes)
+        return transition(self.config, states, actions_, keys, self._params(params), ops)[0]
+
+    def observe(self, state: State, viewer, params: EnvParams | None = None):
+        """(OBS_SIZE,) float32: the observation of ``state`` for player ``viewer``."""
+        return observe(self._params(params).rules, state.game, self._params(params), state.step_count, viewer)
+
+
+def make_functional(discipline: str, mode: str = "shot", opponent="random", *, rule_options=None,
+                    physics_options=None, **values) -> FunctionalEnv:
+    """A discipline's functional environment (``FunctionalEnv``); ``env.default_params`` holds the
+    options. discipline: one of ``rules.DISCIPLINES``; mode: "shot", "inning" or "game";
+    opponent ("game" mode): "random", "two_player" or a policy; rule_options, physics_options and
+    the other values: see ``billiards_env.params.default_params``."""
+    params = default_params(discipline, rule_options=rule_options, physics_options=physics_options, **values)
+    return FunctionalEnv(discipline, mode, opponent, params)

@@ -1,0 +1,186 @@
+"""The Gymnasium environment: a thin adapter over the functional environment.
+
+NumPy in and out (writable arrays; Python float and bool for the reward and the flags), the
+spaces, seeding through ``super().reset(seed=seed)``, rendering, and the checks that Python can
+make and ``jit`` cannot: a bad action raises ValueError naming the allowed range, and stepping a
+finished episode raises (``gymnasium.error.ResetNeeded``): call ``reset()``.
+
+``info`` after a step: ``call`` (the referee's call in words, ``rules.call_words``), ``events``
+(the shot's events, ``physics.event_list``), ``shot`` (the strike as played, after noise),
+``points`` (each player's points on the board for the step's first shot), ``foul``, ``reason``,
+``scores``, ``current_player``, ``opponent_shots`` (built-in opponent, "game" mode).
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import jax
+import numpy as np
+
+import physics
+import rules
+from billiards_env import actions, observation, render
+from billiards_env.functional import FunctionalEnv, make_functional
+from billiards_env.params import check_layout, replace
+from billiards_env.runner import Runner
+
+OBS_FORMATS = ("flat", "dict")
+
+
+def host(tree):
+    """A pytree of device arrays as NumPy arrays (one transfer)."""
+    return jax.tree_util.tree_map(np.asarray, jax.device_get(tree))
+
+
+def outcome_info(outcome) -> dict:
+    """The referee's verdict on one shot, in Python values and words."""
+    return {
+        "call": rules.call_words(outcome),
+        "points": [int(v) for v in np.asarray(outcome.points)],
+        "foul": bool(outcome.foul),
+        "reason": rules.Reason(int(outcome.reason)).name.lower(),
+    }
+
+
+def check_obs_format(obs_format: str) -> str:
+    if obs_format not in OBS_FORMATS:
+        raise ValueError(f"unknown obs_format {obs_format!r}; valid: {', '.join(OBS_FORMATS)}")
+    return obs_format
+
+
+class BilliardsEnv(gym.Env):
+    """One discipline as a Gymnasium environment (ids ``billiards_env/<Discipline>-v0``).
+
+    Arguments: discipline (``rules.DISCIPLINES``), mode ("shot", "inning", "game"), opponent
+    ("random", "two_player" or a JAX policy; "game" mode), obs_format ("flat": a Box of
+    ``observation.OBS_SIZE`` float32, or "dict"), render_mode ("rgb_array", "human"), fused
+    (one compiled call per step; False compiles stage by stage, see ``billiards_env.runner``),
+    rule_options, physics_options and the ``EnvParams`` values (``noise``, ``zero_sum``, ...).
+
+    ``reset(options={"layout": (3, 2) metres, "player": 0 or 1})`` starts a "shot" or "inning"
+    episode from a given layout. The reward is the acting player's ``rewards`` entry.
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
+
+    def __init__(self, discipline: str = "three_cushion", mode: str = "shot", opponent="random",
+                 obs_format: str = "flat", render_mode: str | None = None, fused: bool = True,
+                 rule_options=None, physics_options=None, **values):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; valid: {', '.join(self.metadata['render_modes'])}")
+        self.obs_format = check_obs_format(obs_format)
+        self.functional: FunctionalEnv = make_functional(
+            discipline, mode, opponent, rule_options=rule_options, physics_options=physics_options, **values)
+        self.params = self.functional.default_params
+        self.render_mode = render_mode
+        self.action_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
+        self.observation_space = observation.flat_space() if obs_format == "flat" else observation.dict_space()
+        self._runner = Runner(self.functional, None, fused=fused)
+        self._state = None
+        self._result = None
+        self._key = None
+        self._figure = None
+        self._pin_before = None
+
+    @property
+    def discipline(self) -> str:
+        return self.functional.discipline
+
+    @property
+    def state(self):
+        """The functional State (device arrays), None before the first reset."""
+        return self._state
+
+    def _obs(self, state):
+        flat = np.array(state.observation, dtype=np.float32)
+        return flat if self.obs_format == "flat" else observation.to_dict(flat)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        params = self.functional.default_params
+        options = dict(options or {})
+        layout = options.pop("layout", None)
+        player = options.pop("player", 0)
+        if options:
+            raise ValueError(f"unknown reset option(s) {', '.join(sorted(options))}; valid: layout, player")
+        if layout is not None:
+            if self.functional.mode == "game":
+                raise ValueError("a layout can be given in the 'shot' and 'inning' modes only")
+            if player not in (0, 1):
+                raise ValueError(f"player must be 0 or 1, got {player!r}")
+            params = replace(params, layout=check_layout(layout, params.physics, params.rules),
+                             layout_given=np.asarray(True), layout_player=np.asarray(player, np.int32))
+        self.params = params
+        seed_key = int(self.np_random.integers(0, 2**31 - 1))
+        self._key, k_init = jax.random.split(jax.random.PRNGKey(seed_key))
+        self._state = self._runner.reset(k_init, params)
+        self._result = None
+        state = host(self._state)
+        return self._obs(state), self._reset_info(state)
+
+    def _reset_info(self, state) -> dict:
+        return {"current_player": int(state.current_player), "scores": state.game.scores.tolist()}
+
+    def step(self, action):
+        if self._state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if bool(self._state.terminated) or bool(self._state.truncated):
+            raise gym.error.ResetNeeded("the episode has ended (terminated or truncated): call reset()")
+        action = actions.check_action(action)
+        acting = int(self._state.current_player)
+        before = host(self._state.game)
+        self._pin_before = before.pin_position if before.pin_state == rules.PinState.STANDING else None
+        self._key, k = jax.random.split(self._key)
+        self._state, self._result = self._runner.step(self._state, action, k, self.params)
+        state, result = host((self._state, self._result))
+        reward = float(state.rewards[acting])
+        info = dict(outcome_info(state.outcome))
+        info.update(
+            events=physics.event_list(result),
+            shot=actions.describe(state.shot),
+            scores=state.game.scores.tolist(),
+            current_player=int(state.current_player),
+            opponent_shots=int(state.opponent_shots),
+            rewards=state.rewards.tolist(),
+        )
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(state), reward, bool(state.terminated), bool(state.truncated), info
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array' or 'human'")
+            return None
+        img = self.frame()
+        if self.render_mode == "human":
+            self._figure = render.show(img, self._figure)
+            return None
+        return img
+
+    def frame(self, width: int = 640) -> np.ndarray:
+        """(H, W, 3) uint8: the table now, with the last shot's paths."""
+        if self._state is None:
+            raise gym.error.ResetNeeded("call reset() before render()")
+        state = host(self._state)
+        phys = self.params.physics
+        game = state.game
+        hungarian = self.discipline == "hungarian_1000"
+        pin = None
+        if game.pin_state in (rules.PinState.STANDING, rules.PinState.JAMMED):
+            pin = game.pin_position
+        paths = None if self._result is None else render.shot_paths(self._result, phys)
+        return render.frame(game.positions, phys, hungarian, pin=pin,
+                            pin_jammed=game.pin_state == rules.PinState.JAMMED, paths=paths, width=width)
+
+    def save_replay(self, path, **kwargs) -> str:
+        """Write a GIF of the last shot (the acting player's) to ``path``."""
+        if self._result is None:
+            raise RuntimeError("no shot played yet: step() first")
+        return render.save_replay(path, self._result, self.params.physics, self.discipline == "hungarian_1000",
+                                  pin=self._pin_before, **kwargs)
+
+    def close(self):
+        if self._figure is not None:
+            import matplotlib.pyplot as plt
+
+            plt.close(self._figure)
+            self._figure = None

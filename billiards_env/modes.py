@@ -1,0 +1,72 @@
+"""Episode modes: when an episode ends, and who plays the other side.
+
+=======  =====================================================  ==================================
+mode     an episode is                                          terminated when
+=======  =====================================================  ==================================
+shot     one shot from a drawn (or given) layout: the main      after the shot
+         mode for learning shots (``billiards_env.layouts``)
+inning   shots from a drawn (or given) layout until the turn    the turn passes, or the game ends
+         passes (a void shot is played again)
+game     a whole game from the starting position                the game ends (C-8, H-10)
+=======  =====================================================  ==================================
+
+Every mode is truncated after ``params.max_steps`` steps ("shot" ends sooner). In "game" mode the
+other side is one of:
+
+* ``"random"`` (default): a built-in player whose actions are uniform in [-1, 1];
+* a policy ``policy(key, observation, params) -> action`` (a pure JAX function, (9,) in [-1, 1]);
+* ``"two_player"``: no built-in opponent; each step is a shot by ``state.current_player`` and
+  ``state.rewards`` holds both players' rewards (self-play, the two-player adapters).
+
+Against a built-in opponent the learning player is player 0 and breaks; the opponent's shots are
+played inside the step that passed him the turn, until the turn comes back (or the game ends),
+and his fouls' points count in that step's rewards.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from billiards_env.actions import random_action
+
+MODES = ("shot", "inning", "game")
+OPPONENTS = ("random", "two_player")
+AGENT = 0  # the learning player against a built-in opponent
+MAX_OPPONENT_SHOTS = 64  # a run of the built-in opponent longer than this truncates the episode
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODES)}")
+    return mode
+
+
+def opponent_policy(mode: str, opponent):
+    """The built-in opponent's policy, or None when there is none (every mode but "game", and
+    "two_player"). ValueError for an unknown opponent."""
+    if callable(opponent):
+        if mode != "game":
+            raise ValueError(f"an opponent policy needs mode 'game', not {mode!r}")
+        return opponent
+    if opponent not in OPPONENTS and opponent is not None:
+        raise ValueError(f"unknown opponent {opponent!r}; valid: {', '.join(OPPONENTS)} or a policy function")
+    if mode != "game" or opponent in (None, "two_player"):
+        return None
+    return random_action
+
+
+def terminated(mode: str, outcome, game):
+    """() bool: the episode ends after this step (see the module table)."""
+    if mode == "shot":
+        return jnp.asarray(True)
+    if mode == "inning":
+        return outcome.turn_passes | game.game_over
+    return game.game_over
+
+
+def reward_of(outcome, params):
+    """(2,) float32: each player's reward for one shot: his points on the board (``Outcome.points``,
+    e.g. a Hungarian foul hands the opponent points, H-9.7), or with ``zero_sum`` his points
+    minus the opponent's; times ``reward_scale``."""
+    points = outcome.points.astype(jnp.float32)
+    points = jnp.where(params.zero_sum, points - points[::-1], points)
+    return points * params.reward_scale.astype(jnp.float32)

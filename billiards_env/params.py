@@ -1,0 +1,173 @@
+"""``EnvParams``: everything an environment step reads, as one pytree, and ``default_params``.
+
+The physical parameters (``physics.Params``), the rules with their options (``rules.Rules``), the
+execution noise, the action ranges, the reward settings and the episode settings are all leaves,
+so an experiment can ``vmap`` over any of them (a batch of cushion restitutions, of rule options,
+of noise levels). Derived values (the noise standard deviations in action units) are properties,
+so they never go stale when a base value is replaced.
+
+What chooses code paths (the discipline, the episode mode, the opponent) is not here: it is fixed
+when the environment is built (``billiards_env.make_functional``).
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+import physics
+import rules as rules_lib
+from physics._pytree import pytree_dataclass, replace
+
+# Execution noise of the computational-pool tournaments (standard deviations; PHYSICS.md section 6).
+NOISE_PHI_DEG = 0.125
+NOISE_V0 = 0.075  # m/s
+NOISE_THETA_DEG = 0.1
+NOISE_OFFSET_M = 0.0005  # a and b, in metres at the ball
+
+
+@pytree_dataclass
+class EnvParams:
+    """Parameters of one environment. All leaves; shapes () unless noted.
+
+    Attributes:
+      physics: ``physics.Params`` (table, balls, cushions, cue, pin).
+      rules: ``rules.Rules`` (the discipline, static, and its options, leaves).
+      noise: execution-noise scale: 0 (default) plays the shot exactly as asked, 1 adds the
+        computational-pool noise (phi 0.125 deg, V0 0.075 m/s, theta 0.1 deg, a and b 0.5 mm).
+      v_min, v_max: cue-speed range (m/s) that the action's speed component spans.
+      theta_max: largest cue elevation (deg) the action spans (from 0).
+      offset_max: radius of the disc of tip offsets, a fraction of the ball radius R (below the
+        miscue limit ``physics.cue.max_offset``).
+      zero_sum: bool, the reward is the player's points minus the points the shot handed to the
+        opponent; False: the player's points only.
+      reward_scale: factor on the rewards (1: the official points).
+      max_steps: int32, the episode is truncated after this many steps ("inning" and "game").
+      start_probability: "shot" and "inning" episodes start from the discipline's starting
+        position with this probability, else from a random legal layout.
+      layout: (3, 2) float, a layout given by the user (m, ball indices as in ``rules``).
+      layout_given: bool, "shot" and "inning" episodes start from ``layout`` (shooter
+        ``layout_player``) instead of drawing one.
+      layout_player: int32, who shoots first from ``layout`` (0 or 1).
+    """
+
+    physics: physics.Params
+    rules: rules_lib.Rules
+    noise: jnp.ndarray
+    v_min: jnp.ndarray
+    v_max: jnp.ndarray
+    theta_max: jnp.ndarray
+    offset_max: jnp.ndarray
+    zero_sum: jnp.ndarray
+    reward_scale: jnp.ndarray
+    max_steps: jnp.ndarray
+    start_probability: jnp.ndarray
+    layout: jnp.ndarray
+    layout_given: jnp.ndarray
+    layout_player: jnp.ndarray
+
+    @property
+    def discipline(self) -> str:
+        return self.rules.discipline
+
+    @property
+    def noise_std(self):
+        """(5,) standard deviations in shot units, order (phi deg, V0 m/s, theta deg, a, b) with
+        a and b as fractions of R, times ``noise``."""
+        offset = NOISE_OFFSET_M / self.physics.ball.radius
+        std = jnp.stack([
+            jnp.asarray(NOISE_PHI_DEG, offset.dtype), jnp.asarray(NOISE_V0, offset.dtype),
+            jnp.asarray(NOISE_THETA_DEG, offset.dtype), offset, offset,
+        ])
+        return std * self.noise
+
+
+# name -> (default, dtype kind, check, words for the error)
+_ENV_LEAVES = {
+    "noise": (0.0, "float", lambda v: v >= 0, ">= 0"),
+    "v_min": (0.5, "float", lambda v: v >= 0, ">= 0"),
+    "v_max": (8.0, "float", lambda v: v > 0, "> 0"),
+    "theta_max": (60.0, "float", lambda v: 0 <= v < 90, "in [0, 90)"),
+    "offset_max": (0.5, "float", lambda v: 0 <= v < 1, "in [0, 1)"),
+    "zero_sum": (False, "bool", lambda v: True, "True or False"),
+    "reward_scale": (1.0, "float", lambda v: v == v, "a number"),
+    "max_steps": (200, "int", lambda v: v >= 1, ">= 1"),
+    "start_probability": (0.25, "float", lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "layout_player": (0, "int", lambda v: v in (0, 1), "0 or 1"),
+}
+PARAM_NAMES = tuple(sorted(_ENV_LEAVES)) + ("layout",)
+
+
+def _table_kind(discipline: str) -> str:
+    # O-2: the carom disciplines on the match table, the Hungarian game on its 1:2 table.
+    return "hungarian" if discipline == "hungarian_1000" else "match"
+
+
+def default_params(discipline: str = "three_cushion", *, rule_options=None, physics_options=None,
+                   **values) -> EnvParams:
+    """The default parameters of a discipline, with overrides.
+
+    rule_options: dict for ``rules.make_rules`` (e.g. ``distance=10``); physics_options: dict for
+    ``physics.default_params`` (e.g. ``e_c=0.8``); values: the leaves of ``EnvParams`` above
+    (``noise``, ``zero_sum``, ``max_steps``, ``layout``, ...). Unknown names raise ValueError with
+    the valid ones.
+    """
+    rule_options = dict(rule_options or {})
+    physics_options = dict(physics_options or {})
+    if rule_options.get("lag"):
+        raise ValueError("option lag: the environments do not play the lag (C-1): both lag balls "
+                         "are struck at once, and a step strikes one ball; valid: lag=False")
+    rule_options.pop("lag", None)
+    game_rules = rules_lib.make_rules(discipline, **rule_options)
+    table = physics_options.pop("table", _table_kind(discipline))
+    phys = physics.default_params(table, **physics_options)
+    unknown = sorted(set(values) - set(PARAM_NAMES))
+    if unknown:
+        raise ValueError(f"unknown environment parameter(s) {', '.join(unknown)}; valid: {', '.join(PARAM_NAMES)}")
+    dtype = phys.dtype
+    leaves = {}
+    for name, (default, kind, ok, words) in _ENV_LEAVES.items():
+        value = values.get(name, default)
+        try:
+            scalar = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"parameter {name} must be {words}, got {value!r}") from None
+        if not ok(scalar if kind != "int" else int(scalar)) or (kind == "int" and scalar != int(scalar)):
+            raise ValueError(f"parameter {name} must be {words}, got {value!r}")
+        jdtype = {"float": dtype, "int": jnp.int32, "bool": jnp.bool_}[kind]
+        leaves[name] = jnp.asarray(value, jdtype)
+    if float(leaves["v_min"]) >= float(leaves["v_max"]):
+        raise ValueError(f"parameter v_min must be below v_max, got {float(leaves['v_min'])} >= {float(leaves['v_max'])}")
+    if float(leaves["v_max"]) > float(phys.cue.max_speed):
+        raise ValueError(f"parameter v_max must be at most the cue's max_speed {float(phys.cue.max_speed)} m/s")
+    if float(leaves["offset_max"]) > float(phys.cue.max_offset):
+        raise ValueError(f"parameter offset_max must be at most the miscue limit {float(phys.cue.max_offset)}")
+    layout = values.get("layout")
+    if layout is None:
+        leaves["layout"] = jnp.zeros((3, 2), dtype)
+        leaves["layout_given"] = jnp.asarray(False)
+    else:
+        leaves["layout"] = check_layout(layout, phys, game_rules)
+        leaves["layout_given"] = jnp.asarray(True)
+    return EnvParams(physics=phys, rules=game_rules, **leaves)
+
+
+def check_layout(layout, phys, game_rules):
+    """(3, 2) array of a user's layout; ValueError when it is not a legal layout on the table."""
+    from physics.simulate import layout_is_valid
+
+    import numpy as np
+
+    array = np.asarray(layout, dtype=float)
+    if array.shape != (3, 2) or not np.all(np.isfinite(array)):
+        raise ValueError(f"layout must be three finite ball centres, shape (3, 2) in metres, got shape {array.shape}")
+    pin = phys.table.centre if game_rules.is_hungarian else None
+    if not bool(layout_is_valid(jnp.asarray(array, phys.dtype), phys, pin)):
+        L, W = float(phys.table.length), float(phys.table.width)
+        raise ValueError(
+            f"layout is not legal: balls must lie inside the cushions (x in (0, {L}), y in (0, {W}) m, "
+            "a ball radius from the cushion noses), must not overlap each other"
+            + (" or the pin on the centre spot" if pin is not None else "")
+        )
+    return jnp.asarray(array, phys.dtype)
+
+
+__all__ = ["EnvParams", "default_params", "check_layout", "replace", "PARAM_NAMES"]

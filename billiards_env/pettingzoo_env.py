@@ -1,0 +1,134 @@
+"""A PettingZoo AEC environment for the two-player games: "player_0" and "player_1" take turns as
+the rules say (a player keeps shooting while he scores, C-9, H-3.4), one shot per ``step``.
+
+Each agent observes the table from its own point of view (its own cue ball first, its own score
+first); the choices and frozen flags are shown to the agent whose turn it is. Rewards are each
+player's points on the board from the shot (with ``zero_sum``, minus the opponent's), so a
+Hungarian foul rewards the other player (H-9.7). The episode ends with the game (terminations) or
+after ``max_steps`` shots (truncations).
+"""
+from __future__ import annotations
+
+import functools
+
+import gymnasium as gym
+import jax
+import numpy as np
+from pettingzoo import AECEnv
+
+import physics
+from billiards_env import actions, observation, render
+from billiards_env.functional import make_functional
+from billiards_env.gym_env import host, outcome_info
+from billiards_env.registration import discipline_of
+from billiards_env.runner import Runner
+
+AGENTS = ("player_0", "player_1")
+
+
+@functools.lru_cache(maxsize=None)
+def _observe_fn():
+    return jax.jit(lambda game, params, steps, viewer: observation.observe(params.rules, game, params, steps, viewer))
+
+
+class BilliardsAECEnv(AECEnv):
+    """A whole game of a discipline (an id of ``rules.DISCIPLINES`` or a Gymnasium id) between two
+    agents. Other arguments: render_mode ("rgb_array", "human"), fused, rule_options,
+    physics_options and the ``EnvParams`` values."""
+
+    metadata = {"render_modes": ["rgb_array", "human"], "name": "billiards_v0", "is_parallelizable": False}
+
+    def __init__(self, discipline: str = "three_cushion", render_mode: str | None = None, fused: bool = True,
+                 rule_options=None, physics_options=None, **values):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; valid: {', '.join(self.metadata['render_modes'])}")
+        self.functional = make_functional(discipline_of(discipline), "game", "two_player", rule_options=rule_options,
+                                          physics_options=physics_options, **values)
+        self.params = self.functional.default_params
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self._obs_space = observation.flat_space()
+        self._act_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
+        self._runner = Runner(self.functional, None, fused=fused)
+        self._state = None
+        self._result = None
+        self._figure = None
+
+    def observation_space(self, agent):
+        return self._obs_space
+
+    def action_space(self, agent):
+        return self._act_space
+
+    def reset(self, seed=None, options=None):
+        if seed is not None or not hasattr(self, "_rng"):
+            self._rng = np.random.default_rng(seed)
+        self._key, k = jax.random.split(jax.random.PRNGKey(int(self._rng.integers(0, 2**31 - 1))))
+        self._state = self._runner.reset(k, self.params)
+        self._result = None
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[int(self._state.current_player)]
+
+    def observe(self, agent):
+        s = self._state
+        obs = _observe_fn()(s.game, self.params, s.step_count, AGENTS.index(agent))
+        return np.array(obs, dtype=np.float32)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = actions.check_action(action)
+        self._key, k = jax.random.split(self._key)
+        self._state, self._result = self._runner.step(self._state, action, k, self.params)
+        state = host(self._state)
+        self._cumulative_rewards[agent] = 0.0
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = float(state.rewards[i])
+            self.terminations[a] = bool(state.terminated)
+            self.truncations[a] = bool(state.truncated)
+        info = dict(outcome_info(state.outcome), shooter=agent, scores=state.game.scores.tolist())
+        self.infos = {a: dict(info) for a in self.agents}
+        self.agent_selection = AGENTS[int(state.current_player)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def last_events(self) -> list:
+        """The last shot's events (``physics.event_list``)."""
+        return [] if self._result is None else physics.event_list(host(self._result))
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode")
+            return None
+        state = host(self._state)
+        game = state.game
+        hungarian = self.functional.discipline == "hungarian_1000"
+        pin = game.pin_position if hungarian and game.pin_state in (1, 3) else None
+        paths = None if self._result is None else render.shot_paths(self._result, self.params.physics)
+        img = render.frame(game.positions, self.params.physics, hungarian, pin=pin, pin_jammed=game.pin_state == 3,
+                           paths=paths)
+        if self.render_mode == "human":
+            self._figure = render.show(img, self._figure)
+            return None
+        return img
+
+    def close(self):
+        if self._figure is not None:
+            import matplotlib.pyplot as plt
+
+            plt.close(self._figure)
+            self._figure = None
+
+
+def env(**kwargs) -> BilliardsAECEnv:
+    """PettingZoo's conventional constructor."""
+    return BilliardsAECEnv(**kwargs)

@@ -1,0 +1,117 @@
+"""Compiled drivers of a ``FunctionalEnv`` for the adapters: one environment or a batch, fused or
+staged, with the batch's automatic reset.
+
+* fused (default): a step is one compiled call (the batch: step, then reset of the finished
+  environments, in the same call).
+* staged: each stage is compiled on its own (``functional.make_ops``); the physics stage is shared
+  by every carom discipline, so a process that uses several disciplines compiles much less. The
+  built-in opponent's loop then runs in Python, one compiled call per opponent shot.
+
+Both give the same results. Compiled functions are cached per (Config, shape), so many adapter
+objects over the same discipline share them.
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from billiards_env.functional import DEFAULT_LANES, Config, initial_state, make_ops, transition
+
+
+def _select(mask, a, b):
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), x, y), a, b)
+
+
+@functools.lru_cache(maxsize=None)
+def _init_single(cfg: Config):
+    return jax.jit(functools.partial(initial_state, cfg))
+
+
+@functools.lru_cache(maxsize=None)
+def _init_batch(cfg: Config, batch: int):
+    def init(key, params):
+        return jax.vmap(initial_state, in_axes=(None, 0, None))(cfg, jax.random.split(key, batch), params)
+
+    return jax.jit(init)
+
+
+@functools.lru_cache(maxsize=None)
+def _fused_single(cfg: Config):
+    ops = make_ops(cfg, batched=False, staged=False)
+    return jax.jit(lambda s, a, k, p: transition(cfg, s, a, k, p, ops))
+
+
+def _reset_finished(cfg, stepped, key, params):
+    batch = stepped.step_count.shape[0]
+    fresh = jax.vmap(initial_state, in_axes=(None, 0, None))(cfg, jax.random.split(key, batch), params)
+    return _select(stepped.done, fresh, stepped)
+
+
+@functools.lru_cache(maxsize=None)
+def _fused_batch(cfg: Config, lanes: int, autoreset: bool):
+    ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
+
+    def step(states, actions, key, params):
+        k_step, k_reset = jax.random.split(key)
+        keys = jax.random.split(k_step, actions.shape[0])
+        stepped, _ = transition(cfg, states, actions, keys, params, ops)
+        following = _reset_finished(cfg, stepped, k_reset, params) if autoreset else stepped
+        return following, stepped
+
+    return jax.jit(step)
+
+
+@functools.lru_cache(maxsize=None)
+def _split(batch: int):
+    def split(key):
+        k_step, k_reset = jax.random.split(key)
+        return jax.random.split(k_step, batch), k_reset
+
+    return jax.jit(split)
+
+
+@jax.jit
+def _select_jit(mask, a, b):
+    return _select(mask, a, b)
+
+
+class Runner:
+    """Steps one environment (``num_envs=None``) or a batch of them.
+
+    ``reset(key, params) -> State``; ``step(state, action, key, params)`` returns, for one
+    environment, (State, ShotResult of the acting player's shot); for a batch, (State after the
+    automatic reset of finished environments, State as the step left it). The batch's action is
+    (num_envs, 9) and its key a single key.
+    """
+
+    def __init__(self, env, num_envs: int | None = None, fused: bool = True, lanes: int = DEFAULT_LANES,
+                 autoreset: bool = True):
+        self.env = env
+        self.cfg = env.config
+        self.num_envs = num_envs
+        self.fused = fused
+        self.lanes = int(lanes)
+        self.autoreset = autoreset
+
+    def reset(self, key, params):
+        if self.num_envs is None:
+            return _init_single(self.cfg)(key, params)
+        return _init_batch(self.cfg, self.num_envs)(key, params)
+
+    def step(self, state, action, key, params):
+        cfg = self.cfg
+        if self.num_envs is None:
+            if self.fused:
+                return _fused_single(cfg)(state, action, key, params)
+            return transition(cfg, state, action, key, params, make_ops(cfg, batched=False, staged=True))
+        if self.fused:
+            return _fused_batch(cfg, self.lanes, self.autoreset)(state, action, key, params)
+        keys, k_reset = _split(self.num_envs)(key)
+        ops = make_ops(cfg, batched=True, staged=True, lanes=self.lanes)
+        stepped, _ = transition(cfg, state, action, keys, params, ops)
+        if not self.autoreset:
+            return stepped, stepped
+        fresh = _init_batch(cfg, self.num_envs)(k_reset, params)
+        return _select_jit(stepped.done, fresh, stepped), stepped

@@ -1,0 +1,254 @@
+"""The environments' behaviour: actions and their ranges, the choices, observations, rewards against
+an independent referee call, episode modes, bad input, determinism (fused against staged)."""
+from __future__ import annotations
+
+import gymnasium as gym
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import billiards_env
+import physics
+import rules
+from billiards_env import actions, functional, observation
+from billiards_env.params import replace
+from tests.test_rules_support import REFEREE
+from tests.test_env_support import BATCH, fenv, random_actions, runner, tree_equal
+
+KEY = jax.random.PRNGKey(11)
+
+
+# -- actions ---------------------------------------------------------------------------------------
+
+
+def test_action_ranges_are_the_documented_ones():
+    p = billiards_env.default_params("three_cushion")
+    low = actions.to_shot(jnp.full(9, -1.0), p)
+    high = actions.to_shot(jnp.full(9, 1.0), p)
+    assert float(low.phi) == -180 and float(high.phi) == 180
+    assert float(low.V0) == 0.5 and float(high.V0) == 8.0
+    assert float(low.theta) == 0 and float(high.theta) == 60
+    mid = actions.to_shot(jnp.asarray([0.5, 0, 0, 0, 0, 0, 0, 0, 0]), p)
+    assert float(mid.phi) == 90 and abs(float(mid.V0) - 4.25) < 1e-12 and float(mid.theta) == 30
+
+
+@pytest.mark.parametrize("u, v, a, b", [(1, 0, 0.5, 0), (0, -1, 0, -0.5), (1, 1, 0.5 / 2**0.5, 0.5 / 2**0.5),
+                                        (0.5, 0, 0.25, 0), (0, 0, 0, 0), (-1, 0.5, -0.4472135955, 0.2236067977)])
+def test_tip_square_maps_onto_the_disc(u, v, a, b):
+    got = actions.tip_offsets(jnp.asarray(float(u)), jnp.asarray(float(v)), 0.5)
+    np.testing.assert_allclose([float(got[0]), float(got[1])], [a, b], atol=1e-9)
+
+
+def test_every_action_strikes_inside_the_miscue_disc():
+    p = billiards_env.default_params("three_cushion")
+    x = jax.random.uniform(KEY, (4096, 9), minval=-1, maxval=1).at[:4, 3:5].set(jnp.asarray([[1, 1], [-1, 1], [1, -1], [-1, -1.0]]))
+    shots = jax.vmap(actions.to_shot, in_axes=(0, None))(x, p)
+    assert float(jnp.max(jnp.hypot(shots.a, shots.b))) <= 0.5 + 1e-12
+
+
+def test_noise_has_the_pool_standard_deviations_and_is_off_by_default():
+    p = billiards_env.default_params("three_cushion")
+    shot = actions.to_shot(jnp.zeros(9), p)
+    keys = jax.random.split(KEY, 20000)
+    exact = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys[:4], p)
+    assert np.all(np.asarray(exact.V0) == float(shot.V0))
+    noisy = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys, replace(p, noise=jnp.asarray(1.0)))
+    R = float(p.physics.ball.radius)
+    for field, std in (("phi", 0.125), ("V0", 0.075), ("theta", 0.1), ("a", 0.0005 / R), ("b", 0.0005 / R)):
+        values = np.asarray(getattr(noisy, field)) - float(getattr(shot, field))
+        assert abs(values.std() / std - 1) < 0.05, field
+
+
+@pytest.mark.parametrize("bad, words", [
+    (np.full(9, np.nan), "finite"), (np.full(9, np.inf), "finite"), (np.full(9, 1.5), "[-1.0, 1.0]"),
+    (np.zeros(8), "shape (9,)"), ("aim", "numbers"),
+])
+def test_bad_actions_raise_naming_the_range(bad, words):
+    env = gym.make("billiards_env/ThreeCushion-v0", fused=False)
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as err:
+        env.step(bad)
+    assert words in str(err.value)
+    with pytest.raises(ValueError, match=r"\(4, 9\)"):
+        actions.check_action(np.zeros((3, 9)), batch=4)
+
+
+def test_inside_jit_a_nan_action_is_read_as_zero():
+    env = fenv("three_cushion")
+    run = runner(env)
+    s = run.reset(KEY, env.default_params)
+    nan, _ = run.step(s, np.full(9, np.nan, np.float32), KEY, env.default_params)
+    zero, _ = run.step(s, np.zeros(9, np.float32), KEY, env.default_params)
+    assert tree_equal(nan, zero)
+
+
+# -- names and options -------------------------------------------------------------------------------
+
+
+def test_unknown_names_raise_with_the_valid_ones():
+    with pytest.raises(ValueError, match="three_cushion"):
+        billiards_env.make_functional("snooker")
+    with pytest.raises(ValueError, match="ThreeCushion-v0"):
+        billiards_env.discipline_of("billiards_env/Snooker-v0")
+    with pytest.raises(ValueError, match="valid modes: shot, inning, game"):
+        billiards_env.make_functional("three_cushion", mode="match")
+    with pytest.raises(ValueError, match="valid: random, two_player"):
+        billiards_env.make_functional("three_cushion", mode="game", opponent="expert")
+    with pytest.raises(ValueError, match="valid:.*noise"):
+        billiards_env.make_functional("three_cushion", colour=1)
+    with pytest.raises(ValueError, match="valid:.*distance"):
+        billiards_env.make_functional("three_cushion", rule_options={"pin_radius": 0.01})
+    with pytest.raises(ValueError, match="valid:.*e_c"):
+        billiards_env.make_functional("three_cushion", physics_options={"bounce": 1})
+    with pytest.raises(ValueError, match="lag"):
+        billiards_env.make_functional("three_cushion", rule_options={"lag": True})
+    with pytest.raises(ValueError, match="obs_format"):
+        gym.make("billiards_env/OneCushion-v0", obs_format="image")
+    assert set(billiards_env.ENV_IDS) <= set(gym.registry)
+
+
+def test_stepping_a_finished_gymnasium_episode_raises():
+    env = gym.make("billiards_env/ThreeCushion-v0", fused=False)
+    with pytest.raises(gym.error.ResetNeeded):
+        env.unwrapped.step(np.zeros(9, np.float32))
+    env.reset(seed=0)
+    _, _, terminated, _, _ = env.step(np.zeros(9, np.float32))
+    assert terminated
+    with pytest.raises(gym.error.ResetNeeded, match="reset"):
+        env.unwrapped.step(np.zeros(9, np.float32))
+
+
+# -- observations, choices, rewards ------------------------------------------------------------------
+
+
+def test_observation_puts_the_shooters_ball_first_and_splits_into_the_dict():
+    env = gym.make("billiards_env/ThreeCushion-v0", fused=False)
+    layout = np.array([[0.5, 0.4], [1.5, 1.0], [2.2, 0.6]])
+    for player in (0, 1):
+        obs, _ = env.reset(seed=0, options={"layout": layout, "player": player})
+        parts = observation.to_dict(obs)
+        cue, other = layout[player], layout[1 - player]
+        expected = (np.stack([cue, other, layout[2]]) / [2.84, 1.42]).reshape(-1)
+        np.testing.assert_allclose(parts["balls"], expected, rtol=1e-6)
+        assert parts["turn"][0] == player and parts["score"][3] == 0.01  # one inning begun
+    dict_env = gym.make("billiards_env/ThreeCushion-v0", fused=False, obs_format="dict")
+    obs, _ = dict_env.reset(seed=0, options={"layout": layout})
+    assert obs in dict_env.observation_space and set(obs) == {g[0] for g in observation.GROUPS}
+    with pytest.raises(ValueError, match="layout is not legal"):
+        env.reset(options={"layout": [[0.5, 0.4], [0.51, 0.4], [2.2, 0.6]]})
+
+
+def test_hungarian_ball_in_hand_is_announced_and_placed():
+    env = fenv("hungarian_1000", "game", "two_player")
+    p = env.default_params
+    state = runner(env).reset(KEY, p)  # H-2: the red in hand on the cross axis
+    obs = observation.to_dict(np.asarray(state.observation))
+    assert obs["choices"][0] == 1 and obs["pin"][2] == 1
+    action = jnp.zeros(9).at[5].set(0.5)  # three quarters of the way to the LEFT cushion
+    turn = functional.begin(env.config, state, action, KEY, p)
+    reach = float(p.physics.cushion_reach)
+    W, L = float(p.physics.table.width), float(p.physics.table.length)
+    np.testing.assert_allclose(np.asarray(turn.game.positions[0]), [L / 2, reach + 0.75 * (W - 2 * reach)])
+
+
+def test_frozen_balls_offer_the_respot_and_the_action_takes_it():
+    R = 0.03075
+    layout = np.array([[1.0, 0.7], [1.0 + 2 * R, 0.7], [2.2, 0.6]])  # white frozen to yellow
+    p = billiards_env.default_params("three_cushion", layout=layout)
+    env = fenv("three_cushion")
+    state = runner(env).reset(KEY, p)
+    obs = observation.to_dict(np.asarray(state.observation))
+    assert obs["choices"][3] == 1 and obs["frozen"][1] == 1  # C-13.3 a offered, yellow frozen
+    declined = functional.begin(env.config, state, jnp.zeros(9).at[7].set(-1.0), KEY, p)
+    taken = functional.begin(env.config, state, jnp.zeros(9).at[7].set(1.0), KEY, p)
+    np.testing.assert_allclose(np.asarray(declined.game.positions), layout)
+    spots = np.asarray(rules.respot.three_cushion_spots(p.physics.table, 0))
+    np.testing.assert_allclose(np.asarray(taken.game.positions[:2]), spots[:2])  # C-13.4 b: both frozen balls
+
+
+@pytest.mark.parametrize("discipline", ["three_cushion", "hungarian_1000"])
+def test_rewards_are_the_referees_points_of_an_independent_call(discipline):
+    """The step's rewards against physics.simulate and the referee called directly on the shot."""
+    env = fenv(discipline)
+    run = runner(env, BATCH)
+    begin = functional.make_ops(env.config, batched=False, staged=True).begin
+    for zero_sum in (False, True):
+        p = replace(env.default_params, zero_sum=jnp.asarray(zero_sum))
+        states = run.reset(KEY, p)
+        acts = random_actions(jax.random.PRNGKey(5), BATCH)
+        _, stepped = run.step(states, acts, jax.random.PRNGKey(6), p)
+        rewards = np.asarray(stepped.rewards)
+        for i in range(3):
+            turn = begin(jax.tree_util.tree_map(lambda x: x[i], states), acts[i], KEY, p)  # choices + strike
+            game = turn.game
+            pin = np.asarray(game.pin_position) if discipline == "hungarian_1000" else None
+            result = physics.simulate(np.asarray(game.positions), turn.shot, int(game.cue_ball), p.physics, pin=pin)
+            _, outcome = REFEREE(p.rules, game, result, p.physics)
+            points = np.asarray(outcome.points, np.float32)
+            expected = points - points[::-1] if zero_sum else points
+            np.testing.assert_array_equal(rewards[i], expected)
+        if not zero_sum:
+            assert np.array_equal(rewards, np.asarray(stepped.outcome.points, np.float32))
+
+
+# -- modes -------------------------------------------------------------------------------------------
+
+
+def test_inning_mode_ends_when_the_turn_passes():
+    env = fenv("straight_rail", "inning")
+    run = runner(env, BATCH)
+    _, stepped = run.step(run.reset(KEY, env.default_params), random_actions(KEY, BATCH), KEY, env.default_params)
+    passed = np.asarray(stepped.outcome.turn_passes | stepped.game.game_over)
+    assert np.array_equal(np.asarray(stepped.terminated), passed) and passed.any()
+
+
+def test_game_mode_against_the_random_opponent_gives_the_turn_back():
+    env = fenv("three_cushion", "game")
+    p = replace(env.default_params, max_steps=jnp.asarray(3, jnp.int32))
+    run = runner(env, BATCH)
+    states = run.reset(KEY, p)
+    assert np.all(np.asarray(states.current_player) == 0)  # the learner breaks
+    for i in range(3):
+        _, states = run.step(states, random_actions(jax.random.PRNGKey(i), BATCH), jax.random.PRNGKey(9 + i), p)
+        live = ~np.asarray(states.done)
+        assert np.all(np.asarray(states.current_player)[live] == 0)
+        passed = np.asarray(states.outcome.turn_passes)
+        assert np.all(np.asarray(states.opponent_shots)[passed & live] >= 1)
+        assert np.all(np.asarray(states.opponent_shots)[~passed] == 0)
+    assert np.all(np.asarray(states.truncated | states.terminated))  # max_steps = 3
+
+
+def test_fused_and_staged_steps_agree_and_trace_under_vmap():
+    env = fenv("three_cushion", "game")
+    p = env.default_params
+    state = runner(env).reset(KEY, p)
+    staged, fused = state, state
+    step = jax.jit(env.step)
+    for i in range(2):
+        a, k = random_actions(jax.random.PRNGKey(i)), jax.random.PRNGKey(20 + i)
+        staged = runner(env).step(staged, a, k, p)[0]
+        fused = step(fused, a, k, p)
+        assert tree_equal(staged, fused)
+    states = jax.vmap(env.init, in_axes=(0, None))(jax.random.split(KEY, 3), p)
+    shapes = jax.eval_shape(jax.vmap(env.step, in_axes=(0, 0, 0, None)), states, jnp.zeros((3, 9)),
+                            jax.random.split(KEY, 3), p)
+    assert shapes.observation.shape == (3, observation.OBS_SIZE) and shapes.rewards.dtype == jnp.float32
+
+
+def test_gymnasium_episodes_repeat_with_the_seed():
+    env = gym.make("billiards_env/Hungarian1000-v0", fused=False, mode="inning")
+
+    def episode(seed):
+        obs, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        out = [obs]
+        for _ in range(3):
+            obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+            out += [obs, reward, info["call"]]
+            if terminated or truncated:
+                break
+        return out
+
+    a, b = episode(4), episode(4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
