@@ -115,17 +115,19 @@ def candidate_times(b: Balls, params, layout: Layout, pin=None):
     live = (moving[i] | moving[j]) & in_play[i] & in_play[j]
     hi_pair = jnp.where(live, jnp.minimum(jnp.minimum(hz[i], hz[j]), t_cap), 0.0)
     coeffs = _distance_quartic(r3[j] - r3[i], v3[j] - v3[i], a3[j] - a3[i], 2.0 * R)
-    t_pair = jnp.where(live, roots.first_descending_root(coeffs, hi_pair, 4.0 * R * tol), jnp.inf)
-
-    groups = [t_pair]
+    tols = jnp.full(hi_pair.shape, 4.0 * R * tol)
     if pin is not None:
+        # Ball-pin quartics join the ball-ball ones in a single root search (one loop, not two).
         position, state = pin
         reach_pin = R + params.pin.contact_radius
-        standing = state == PIN_STANDING
-        hi_pin = jnp.where(moving & standing, jnp.minimum(hz, t_cap), 0.0)
-        coeffs = _distance_quartic(b.r - position, b.v, a, reach_pin)
-        t_pin = roots.first_descending_root(coeffs, hi_pin, 2.0 * reach_pin * tol)
-        groups.append(jnp.where(moving & standing, t_pin, jnp.inf))
+        pin_live = moving & (state == PIN_STANDING)
+        hi_pin = jnp.where(pin_live, jnp.minimum(hz, t_cap), 0.0)
+        coeffs = jnp.concatenate([coeffs, _distance_quartic(b.r - position, b.v, a, reach_pin)])
+        hi_pair = jnp.concatenate([hi_pair, hi_pin])
+        tols = jnp.concatenate([tols, jnp.full(hi_pin.shape, 2.0 * reach_pin * tol)])
+        live = jnp.concatenate([live, pin_live])
+    t_quartic = jnp.where(live, roots.first_descending_root(coeffs, hi_pair, tols), jnp.inf)
+    groups = [t_quartic]
     groups.append(t_cushion.reshape(-1))
     if pin is not None:
         groups.append(jnp.where(pin[1] == PIN_FALLING, 0.0, jnp.inf)[None])
