@@ -1,1 +1,23 @@
-"""agents: see README (in progress)."""
+"""Baseline players that choose a cue strike from the game state.
+
+    planner.plan(rules, state, params, key) -> physics.Shot            one game state
+    planner.plan_batch(rules, states, params, keys) -> physics.Shot    a batch (leading axis S)
+
+Players: ``RandomAgent`` (uniform random strikes), ``GeometricAgent`` (ghost-ball and
+mirror-image lines, no simulation), ``SearchAgent`` (many candidates simulated in one batched
+call and judged by the referee). Helpers: ``ExecutionNoise`` (the standard execution noise),
+``agents.layouts`` (starting and random legal game states), ``agents.play.execute`` (play a batch
+of strikes: noise, simulation, referee).
+"""
+from agents.base import ExecutionNoise, Planner, clip_shot, stack_states
+from agents.geometric import GeometricAgent
+from agents.layouts import random_state, random_states, starting_state, state_from_layout
+from agents.play import execute, net_points, shooter_points
+from agents.random_agent import RandomAgent
+from agents.search import SearchAgent, SearchConfig
+
+__all__ = [
+    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "SearchConfig", "ExecutionNoise",
+    "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
+    "random_states", "starting_state", "state_from_layout",
+]

@@ -1,0 +1,172 @@
+"""The planner interface, shot helpers and the execution-noise model shared by the agents.
+
+A planner looks at a game between shots and chooses the next cue strike:
+
+    plan(rules, state, params, key) -> physics.Shot                 fields () float
+    plan_batch(rules, states, params, keys) -> physics.Shot         fields (S,) float
+
+``states`` is a ``rules.GameState`` whose leaves carry a leading batch axis S (``stack_states``),
+``keys`` an (S, 2) array of PRNG keys. The shot is played with ``state.cue_ball`` from
+``state.positions``, with the pin standing at ``state.pin_position`` when
+``state.pin_state == rules.PinState.STANDING``. Planners choose only the strike: the choices some
+positions offer (ball in hand, re-spots, start side) are left at the referee's defaults.
+
+Every planner is deterministic given its key.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+from rules import PinState
+
+# Ranges of the random player and of every perturbation the search makes (documented in README).
+V0_MIN = 0.5  # m/s
+V0_MAX = 8.0  # m/s
+OFFSET_MAX = 0.5  # tip offset, fraction of R: a disc of this radius, inside the miscue limit 0.6
+
+# Execution noise, standard deviations (PHYSICS.md section 6, the computational-pool tournaments).
+NOISE_PHI_DEG = 0.125
+NOISE_V0 = 0.075  # m/s
+NOISE_THETA_DEG = 0.1
+NOISE_OFFSET_M = 0.0005  # a and b, at the ball (divided by R to get a fraction of R)
+
+# Where a pin that is not standing is put for a batched simulation: far outside the table, so no
+# ball can reach it (the referee reads the pin only when the state says it stands).
+PIN_PARKED = -100.0
+
+
+class Planner:
+    """Base class: subclasses implement ``plan_batch``; ``plan`` is the batch of one."""
+
+    name = "planner"
+
+    def plan(self, rules, state, params, key) -> physics.Shot:
+        """The shot for one game state: a ``physics.Shot`` of () arrays."""
+        states = jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
+        shot = self.plan_batch(rules, states, params, jnp.asarray(key)[None])
+        return jax.tree_util.tree_map(lambda x: x[0], shot)
+
+    def plan_batch(self, rules, states, params, keys) -> physics.Shot:  # pragma: no cover
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+def stack_states(states):
+    """Stack a list of ``GameState``s (or any equal pytrees) along a new leading axis."""
+    states = list(states)
+    if not states:
+        raise ValueError("stack_states needs at least one state")
+    return jax.tree_util.tree_map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *states)
+
+
+def index_tree(tree, i):
+    """Row i of every leaf (the i-th state of a batch)."""
+    return jax.tree_util.tree_map(lambda x: x[i], tree)
+
+
+def shot_array(shot: physics.Shot):
+    """(..., 5) array of a shot's fields in the order (V0, phi, theta, a, b)."""
+    return jnp.stack([jnp.asarray(x) for x in (shot.V0, shot.phi, shot.theta, shot.a, shot.b)], -1)
+
+
+def shot_from_array(x) -> physics.Shot:
+    """Inverse of ``shot_array``."""
+    return physics.Shot(V0=x[..., 0], phi=x[..., 1], theta=x[..., 2], a=x[..., 3], b=x[..., 4])
+
+
+def wrap_degrees(phi):
+    """Angles in (-180, 180]."""
+    return phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)
+
+
+def clip_shot(shot: physics.Shot, params, v_min=0.0, v_max=None, max_offset=None) -> physics.Shot:
+    """A playable shot: speed in [v_min, v_max] (default: the cue's limit), aim wrapped to
+    (-180, 180], elevation in [0, 89], tip offset pulled back onto the disc of radius
+    ``max_offset`` (default: just inside the miscue limit)."""
+    return shot_from_array(clip_array(shot_array(shot), params, v_min, v_max, max_offset))
+
+
+def clip_array(x, params, v_min=0.0, v_max=None, max_offset=None):
+    """``clip_shot`` on a (..., 5) array of (V0, phi, theta, a, b); a negative elevation is
+    folded back (``|theta|``). Works on values a ``Shot`` would refuse, so it can come first."""
+    v_max = params.cue.max_speed if v_max is None else v_max
+    max_offset = 0.999 * params.cue.max_offset if max_offset is None else max_offset
+    V0, phi, theta, a, b = (x[..., i] for i in range(5))
+    r = jnp.hypot(a, b)
+    scale = jnp.where(r > max_offset, max_offset / jnp.where(r > 0, r, 1.0), 1.0)
+    return jnp.stack([
+        jnp.clip(V0, v_min, v_max), wrap_degrees(phi), jnp.clip(jnp.abs(theta), 0.0, 89.0),
+        a * scale, b * scale,
+    ], -1)
+
+
+def disc_from_uniform(u_r, u_angle, radius):
+    """Points uniform on a disc of ``radius`` from two uniform [0, 1) arrays: (x, y)."""
+    r = radius * jnp.sqrt(u_r)
+    angle = (2.0 * u_angle - 1.0) * jnp.pi
+    return r * jnp.cos(angle), r * jnp.sin(angle)
+
+
+def normal_from_uniform(u):
+    """Standard normal values from uniform [0, 1) ones (inverse CDF), so that one draw of
+    uniforms can feed every random choice of a step (fewer generator calls to compile)."""
+    tiny = jnp.finfo(u.dtype).tiny
+    return jax.scipy.special.ndtri(jnp.clip(u, tiny, 1.0 - jnp.finfo(u.dtype).eps))
+
+
+@dataclasses.dataclass(frozen=True)
+class ExecutionNoise:
+    """Gaussian execution noise on a shot, the standard deviations of PHYSICS.md section 6 times
+    ``scale`` (0: none, 1: the standard noise). The noisy shot is clipped back into the playable
+    range; a level cue's elevation noise is folded onto theta >= 0 (``|theta + e|``)."""
+
+    scale: float = 1.0
+    phi_deg: float = NOISE_PHI_DEG
+    v0: float = NOISE_V0
+    theta_deg: float = NOISE_THETA_DEG
+    offset_m: float = NOISE_OFFSET_M
+
+    def std(self, params):
+        """(5,) standard deviations in shot units, order (V0, phi, theta, a, b)."""
+        offset = self.offset_m / params.ball.radius
+        return self.scale * jnp.stack([
+            jnp.asarray(self.v0, params.dtype), jnp.asarray(self.phi_deg, params.dtype),
+            jnp.asarray(self.theta_deg, params.dtype), offset, offset,
+        ])
+
+    def apply(self, shot: physics.Shot, key, params) -> physics.Shot:
+        """The shot as played: ``shot`` (any batch shape) plus one noise draw per shot."""
+        x = shot_array(shot)
+        e = jax.random.normal(key, x.shape, x.dtype) * self.std(params)
+        return perturb(shot, e, params)
+
+
+def perturb(shot: physics.Shot, delta, params) -> physics.Shot:
+    """``shot`` plus ``delta`` (..., 5) in shot units, clipped back into the playable range."""
+    return shot_from_array(clip_array(shot_array(shot) + delta, params))
+
+
+def pin_for_simulation(rules, states, params):
+    """(S, 2) where each state's pin stands, parked far off the table when it does not stand,
+    or None for the carom disciplines (no pin body at all)."""
+    if not rules.is_hungarian:
+        return None
+    standing = states.pin_state == PinState.STANDING
+    parked = jnp.full_like(states.pin_position, PIN_PARKED)
+    return jnp.where(standing[..., None], states.pin_position, parked)
+
+
+def as_numpy_shot(shot: physics.Shot) -> dict:
+    """A shot's fields as Python floats (one shot) or NumPy arrays (a batch), for printing."""
+    out = {}
+    for f in ("V0", "phi", "theta", "a", "b"):
+        v = np.asarray(getattr(shot, f))
+        out[f] = float(v) if v.ndim == 0 else v
+    return out

@@ -1,0 +1,385 @@
+"""Evaluate the baseline agents (random, geometric, search) on three-cushion and the Hungarian game.
+
+Three-cushion, "shot" mode: one shot from each of N random legal layouts (three balls uniform
+inside the cushions, 5 mm apart) and from the starting position (rule C-2.1, where the first
+carom must come off the red, C-2.2), played exactly and under the standard execution noise
+(PHYSICS.md section 6). Reported: success rate (the shot scored) with its 95 % Wilson interval,
+foul rate, seconds per decision. With noise the search plans for it (several noisy plays per
+candidate); the random and geometric agents do not change.
+
+Hungarian 1000 game: points per shot from random layouts with the pin standing on its spot, and
+points per inning (shots until the turn passes, at most ``--max-inning-shots``). Points are the
+shooter's board change minus what a foul hands the opponent.
+
+Writes under ``--out``: ``three_cushion.csv``, ``hungarian.csv``, ``shots.csv`` (one row per
+shot played), ``summary.json`` (everything, with the budgets, timings and machine) and
+``search_eval.png``.
+
+    python -m experiments.search_eval --out results/search_eval
+    python -m experiments.search_eval --layouts 20 --start 5 --hungarian-layouts 10 --innings 5   # quick
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import os
+import platform
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+import rules
+from agents import (
+    ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, SearchConfig, execute, net_points,
+    random_states, shooter_points, stack_states, starting_state,
+)
+from agents.base import index_tree
+
+AGENTS = ("random", "geometric", "search")
+PAD = 256  # shots are played in batches padded to this size: one compiled simulation
+
+
+def wilson(k: int, n: int, z: float = 1.96):
+    """95 % Wilson score interval of a proportion k / n: (low, high)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(x, z: float = 1.96):
+    """Mean and its normal-approximation 95 % interval."""
+    x = np.asarray(x, float)
+    if x.size == 0:
+        return (float("nan"),) * 3
+    m = float(x.mean())
+    half = z * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else float("nan")
+    return m, m - half, m + half
+
+
+def parse_config(text: str, base: SearchConfig) -> SearchConfig:
+    """``candidates=512,trials=8`` -> ``base`` with those fields replaced."""
+    if not text:
+        return base
+    fields = {f.name: f.type for f in dataclasses.fields(SearchConfig)}
+    changes = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        name = name.strip()
+        if name not in fields:
+            raise SystemExit(f"unknown search option {name!r}; valid: {', '.join(fields)}")
+        number = float(value)
+        floats = ("noise", "random_fraction", "position_weight")
+        changes[name] = int(number) if number == int(number) and name not in floats else number
+    return dataclasses.replace(base, **changes)
+
+
+def make_agent(name: str, noise: float, exact: SearchConfig, noisy: SearchConfig):
+    if name == "random":
+        return RandomAgent()
+    if name == "geometric":
+        return GeometricAgent()
+    return SearchAgent(noisy if noise > 0 else exact)
+
+
+def decide(agent, game, states, params, keys):
+    """Shots (fields (N,)) and seconds per decision. The search decides one state at a time
+    (after a warm-up decision, so compilation is not counted); the others in one batch."""
+    n = int(states.positions.shape[0])
+    if not isinstance(agent, SearchAgent):
+        jax.block_until_ready(agent.plan_batch(game, states, params, keys))  # warm-up
+        t0 = time.perf_counter()
+        shots = jax.block_until_ready(agent.plan_batch(game, states, params, keys))
+        return shots, [(time.perf_counter() - t0) / n] * n, 0.0
+    t0 = time.perf_counter()
+    jax.block_until_ready(agent.plan(game, index_tree(states, 0), params, jax.random.fold_in(keys[0], 7)))
+    warmup = time.perf_counter() - t0
+    shots, seconds = [], []
+    for i in range(n):
+        t0 = time.perf_counter()
+        shots.append(jax.block_until_ready(agent.plan(game, index_tree(states, i), params, keys[i])))
+        seconds.append(time.perf_counter() - t0)
+        if (i + 1) % 25 == 0 or i + 1 == n:
+            print(f"    {i + 1}/{n} decisions, {np.mean(seconds):.2f} s each", flush=True)
+    return stack_states(shots), seconds, warmup
+
+
+def play(game, states, shots, params, noise: float, key):
+    """Outcomes of one shot per state, with execution noise of the given scale."""
+    noise_model = ExecutionNoise(noise) if noise > 0 else None
+    out_states, outcomes = [], []
+    n = int(shots.V0.shape[0])
+    for start in range(0, n, PAD):
+        part = slice(start, min(n, start + PAD))
+        sub_states = jax.tree_util.tree_map(lambda x: x[part], states)
+        sub_shots = jax.tree_util.tree_map(lambda x: x[part], shots)
+        _, nxt, out, _ = execute(game, sub_states, sub_shots, params, key=jax.random.fold_in(key, start),
+                                 noise=noise_model, pad_to=PAD)
+        out_states.append(nxt)
+        outcomes.append(out)
+    cat = lambda trees: jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *trees)  # noqa: E731
+    return cat(out_states), cat(outcomes)
+
+
+def three_cushion(args, exact, noisy, shot_rows):
+    params = physics.default_params()
+    game = rules.make_rules("three_cushion")
+    key = jax.random.PRNGKey(args.seed)
+    sets = {}
+    if args.layouts > 0:
+        sets["random layouts"] = random_states(game, jax.random.fold_in(key, 1), params, args.layouts)
+    if args.start > 0:
+        sets["starting position"] = stack_states([starting_state(game, params, breaker=0)] * args.start)
+    rows = []
+    for noise in args.noise:
+        for set_name, states in sets.items():
+            n = int(states.positions.shape[0])
+            for name in args.agents:
+                agent = make_agent(name, noise, exact, noisy)
+                print(f"three-cushion, {set_name}, noise {noise:g}: {name} ({n} shots)", flush=True)
+                keys = jax.random.split(jax.random.fold_in(key, 100 + int(10 * noise)), n)
+                shots, seconds, warmup = decide(agent, game, states, params, keys)
+                _, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 200 + int(10 * noise)))
+                points = np.asarray(shooter_points(outcomes, states.current_player))
+                fouls = np.asarray(outcomes.foul)
+                k = int((points > 0).sum())
+                low, high = wilson(k, n)
+                row = dict(
+                    discipline="three_cushion", layouts=set_name, noise=noise, agent=name, shots=n,
+                    successes=k, success_rate=k / n, ci_low=low, ci_high=high,
+                    foul_rate=float(fouls.mean()), seconds_per_decision=float(np.median(seconds)),
+                    mean_seconds_per_decision=float(np.mean(seconds)), first_decision_seconds=warmup,
+                    budget=agent.config.budget if name == "search" else 0,
+                    search_config=agent.config.describe() if name == "search" else "",
+                )
+                rows.append(row)
+                print(f"  success {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}], fouls {fouls.mean():.3f}, "
+                      f"{row['seconds_per_decision']:.3f} s per decision", flush=True)
+                shots_np = {f: np.asarray(getattr(shots, f)) for f in ("V0", "phi", "theta", "a", "b")}
+                for i in range(n):
+                    shot_rows.append(dict(
+                        discipline="three_cushion", layouts=set_name, noise=noise, agent=name, index=i,
+                        points=int(points[i]), foul=bool(fouls[i]), reason=int(outcomes.reason[i]),
+                        **{f: float(v[i]) for f, v in shots_np.items()},
+                    ))
+    return rows
+
+
+def hungarian(args, exact, noisy, shot_rows):
+    params = physics.default_params("hungarian")
+    game = rules.make_rules("hungarian_1000")
+    key = jax.random.PRNGKey(args.seed + 1)
+    rows = []
+    for noise in args.noise:
+        for name in args.agents:
+            agent = make_agent(name, noise, exact, noisy)
+            # Points per shot.
+            n = args.hungarian_layouts
+            if n > 0:
+                print(f"Hungarian, shots, noise {noise:g}: {name} ({n} shots)", flush=True)
+                states = random_states(game, jax.random.fold_in(key, 1), params, n)
+                keys = jax.random.split(jax.random.fold_in(key, 2), n)
+                shots, seconds, _ = decide(agent, game, states, params, keys)
+                _, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 3))
+                net = np.asarray(net_points(outcomes, states.current_player))
+                m, low, high = mean_ci(net)
+                k = int((np.asarray(shooter_points(outcomes, states.current_player)) > 0).sum())
+                rows.append(dict(
+                    discipline="hungarian_1000", mode="shot", noise=noise, agent=name, count=n,
+                    mean_points=m, ci_low=low, ci_high=high, success_rate=k / n,
+                    foul_rate=float(np.asarray(outcomes.foul).mean()), shots_per_inning="",
+                    seconds_per_decision=float(np.median(seconds)),
+                ))
+                print(f"  {m:.2f} points per shot [{low:.2f}, {high:.2f}], scored {k}/{n}", flush=True)
+                for i in range(n):
+                    shot_rows.append(dict(
+                        discipline="hungarian_1000", layouts="random layouts", noise=noise, agent=name,
+                        index=i, points=int(net[i]), foul=bool(outcomes.foul[i]), reason=int(outcomes.reason[i]),
+                        **{f: float(getattr(shots, f)[i]) for f in ("V0", "phi", "theta", "a", "b")},
+                    ))
+            # Points per inning.
+            n = args.innings
+            if n > 0:
+                print(f"Hungarian, innings, noise {noise:g}: {name} ({n} innings)", flush=True)
+                states = random_states(game, jax.random.fold_in(key, 11), params, n)
+                start_player = np.asarray(states.current_player)
+                total = np.zeros(n)
+                shots_taken = np.zeros(n, int)
+                fouls = 0
+                active = np.ones(n, bool)
+                for step in range(args.max_inning_shots):
+                    keys = jax.random.split(jax.random.fold_in(key, 1000 + step), n)
+                    if isinstance(agent, SearchAgent):
+                        picked = [agent.plan(game, index_tree(states, i), params, keys[i]) if active[i]
+                                  else agent_placeholder(params) for i in range(n)]
+                        shots = stack_states(picked)
+                    else:
+                        shots = agent.plan_batch(game, states, params, keys)
+                    nxt, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 2000 + step))
+                    net = np.asarray(net_points(outcomes, states.current_player))
+                    total += np.where(active, net, 0)
+                    shots_taken += active
+                    fouls += int(np.sum(active & np.asarray(outcomes.foul)))
+                    over = np.asarray(outcomes.turn_passes) | np.asarray(outcomes.game_over)
+                    over |= np.asarray(nxt.current_player) != start_player
+                    keep = jnp.asarray(active & ~over)
+                    states = jax.tree_util.tree_map(lambda new, old: jnp.where(
+                        keep.reshape(keep.shape + (1,) * (new.ndim - 1)), new, old), nxt, states)
+                    active = active & ~over
+                    if not active.any():
+                        break
+                m, low, high = mean_ci(total)
+                rows.append(dict(
+                    discipline="hungarian_1000", mode="inning", noise=noise, agent=name, count=n,
+                    mean_points=m, ci_low=low, ci_high=high, success_rate=float(np.mean(total > 0)),
+                    foul_rate=fouls / max(1, int(shots_taken.sum())),
+                    shots_per_inning=float(shots_taken.mean()), seconds_per_decision="",
+                ))
+                print(f"  {m:.1f} points per inning [{low:.1f}, {high:.1f}], {shots_taken.mean():.2f} shots "
+                      f"per inning", flush=True)
+    return rows
+
+
+def agent_placeholder(params):
+    """A shot for an inning that is already over (played but not counted)."""
+    z = jnp.zeros((), params.dtype)
+    return physics.Shot(V0=z + 1.0, phi=z, theta=z, a=z, b=z)
+
+
+def write_csv(path, rows):
+    if not rows:
+        return
+    names = list(dict.fromkeys(k for row in rows for k in row))
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=names)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot(path, tc_rows, hu_rows):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    ax = axes[0]
+    groups = [(r["layouts"], r["noise"]) for r in tc_rows]
+    groups = list(dict.fromkeys(groups))
+    agents_seen = list(dict.fromkeys(r["agent"] for r in tc_rows))
+    width = 0.8 / max(1, len(agents_seen))
+    colours = {"random": "#9e9e9e", "geometric": "#4f81bd", "search": "#c0504d"}
+    for j, name in enumerate(agents_seen):
+        xs, ys, lo, hi = [], [], [], []
+        for g, (layouts, noise) in enumerate(groups):
+            for r in tc_rows:
+                if r["agent"] == name and r["layouts"] == layouts and r["noise"] == noise:
+                    xs.append(g + (j - (len(agents_seen) - 1) / 2) * width)
+                    ys.append(r["success_rate"])
+                    lo.append(max(0.0, r["success_rate"] - r["ci_low"]))
+                    hi.append(max(0.0, r["ci_high"] - r["success_rate"]))
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=name, color=colours.get(name))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([f"{layouts}\n{'noise' if noise else 'exact'}" for layouts, noise in groups], fontsize=8)
+    ax.axhline(0.6, color="black", lw=0.8, ls="--")
+    ax.axhline(0.4, color="black", lw=0.8, ls=":")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("success rate (95 % Wilson interval)")
+    ax.set_title("three-cushion, one shot")
+    if tc_rows:
+        ax.legend(fontsize=8)
+    else:
+        ax.axis("off")
+
+    ax = axes[1]
+    groups = list(dict.fromkeys((r["mode"], r["noise"]) for r in hu_rows))
+    agents_seen = list(dict.fromkeys(r["agent"] for r in hu_rows))
+    width = 0.8 / max(1, len(agents_seen))
+    for j, name in enumerate(agents_seen):
+        xs, ys, err = [], [], []
+        for g, (mode, noise) in enumerate(groups):
+            for r in hu_rows:
+                if r["agent"] == name and r["mode"] == mode and r["noise"] == noise:
+                    xs.append(g + (j - (len(agents_seen) - 1) / 2) * width)
+                    ys.append(r["mean_points"])
+                    half = r["ci_high"] - r["mean_points"]
+                    err.append(0.0 if not np.isfinite(half) else max(0.0, half))
+        ax.bar(xs, ys, width, yerr=err, capsize=3, label=name, color=colours.get(name))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([f"per {mode}\n{'noise' if noise else 'exact'}" for mode, noise in groups], fontsize=8)
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_ylabel("points (95 % interval)")
+    ax.set_title("Hungarian 1000")
+    if hu_rows:
+        ax.legend(fontsize=8)
+    else:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Search options: fields of agents.SearchConfig, e.g. "
+                                            "--search candidates=2048,refine_parents=32")
+    parser.add_argument("--out", default="results/search_eval", help="results folder")
+    parser.add_argument("--layouts", type=int, default=200, help="random three-cushion layouts")
+    parser.add_argument("--start", type=int, default=40, help="shots from the three-cushion starting position")
+    parser.add_argument("--hungarian-layouts", type=int, default=60, help="Hungarian shots from random layouts")
+    parser.add_argument("--innings", type=int, default=30, help="Hungarian innings from random layouts")
+    parser.add_argument("--max-inning-shots", type=int, default=10, help="an inning ends after this many shots")
+    parser.add_argument("--noise", default="0,1", help="execution-noise scales, comma-separated (1: standard)")
+    parser.add_argument("--agents", default=",".join(AGENTS), help="agents to evaluate, comma-separated")
+    parser.add_argument("--search", default="", help="search options for exact execution")
+    parser.add_argument("--noisy-search", default="", help="search options under noise")
+    parser.add_argument("--skip", default="", help="parts to skip: three_cushion, hungarian")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    args.noise = [float(x) for x in args.noise.split(",") if x.strip()]
+    args.agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    for a in args.agents:
+        if a not in AGENTS:
+            raise SystemExit(f"unknown agent {a!r}; valid: {', '.join(AGENTS)}")
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    exact = parse_config(args.search, SearchAgent().config)
+    noisy = parse_config(args.noisy_search, SearchAgent.for_noise().config)
+    os.makedirs(args.out, exist_ok=True)
+
+    t0 = time.perf_counter()
+    shot_rows = []
+    tc_rows = [] if "three_cushion" in skip else three_cushion(args, exact, noisy, shot_rows)
+    hu_rows = [] if "hungarian" in skip else hungarian(args, exact, noisy, shot_rows)
+    write_csv(os.path.join(args.out, "three_cushion.csv"), tc_rows)
+    write_csv(os.path.join(args.out, "hungarian.csv"), hu_rows)
+    write_csv(os.path.join(args.out, "shots.csv"), shot_rows)
+    summary = dict(
+        three_cushion=tc_rows, hungarian=hu_rows,
+        search_exact=dataclasses.asdict(exact), search_noisy=dataclasses.asdict(noisy),
+        budget_exact=exact.describe(), budget_noisy=noisy.describe(),
+        execution_noise_std=dict(phi_deg=ExecutionNoise().phi_deg, V0=ExecutionNoise().v0,
+                                 theta_deg=ExecutionNoise().theta_deg, offset_m=ExecutionNoise().offset_m),
+        arguments={k: v for k, v in vars(args).items()},
+        machine=dict(platform=platform.platform(), processor=platform.processor(), cpus=os.cpu_count(),
+                     jax=jax.__version__, devices=[str(d) for d in jax.devices()]),
+        seconds=time.perf_counter() - t0,
+    )
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2, default=float)
+    if tc_rows or hu_rows:
+        plot(os.path.join(args.out, "search_eval.png"), tc_rows, hu_rows)
+    print(f"wrote {args.out}/ in {summary['seconds']:.0f} s")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
