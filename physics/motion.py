@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from physics._pytree import pytree_dataclass, replace
+from physics._pytree import pytree_dataclass
 from physics.events import Motion
 
 # A bounce that would lift the ball less than this (m) leaves it on the cloth.
@@ -59,7 +59,7 @@ class Balls:
         )
 
     def select(self, condition, other: "Balls") -> "Balls":
-        """Per ball: self where condition (..., n) holds, else other."""
+        """self where condition holds, else other: condition is (..., n) per ball, or () for all."""
         def pick(a, b):
             c = condition.reshape(condition.shape + (1,) * (a.ndim - condition.ndim))
             return jnp.where(c, a, b)
@@ -205,4 +205,4 @@ def end_of_state(b: Balls, params) -> Balls:
     return Balls(r=b.r, v=v, w=w, z=jnp.zeros_like(b.z), vz=jnp.where(hops, bounce, 0.0), motion=motion)
 
 
-__all__ = ["Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration", "replace"]
+__all__ = ["Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration"]

@@ -291,5 +291,5 @@ def cast_params(params: Params, dtype) -> Params:
 
 __all__ = [
     "BallParams", "CushionParams", "CueParams", "PinParams", "Params", "default_params", "check_params",
-    "cast_params", "replace", "dataclasses",
+    "cast_params",
 ]

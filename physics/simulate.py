@@ -154,7 +154,7 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     # Select the outcome of the event that happened (the last one is the default).
     _, balls, pin_out, kind, ball, other, cushion = outcomes[-1]
     for is_this, b_o, p_o, kind_o, ball_o, other_o, cushion_o in outcomes[-2::-1]:
-        balls = Balls(*(jnp.where(is_this, x, y) for x, y in zip(b_o._fields(), balls._fields())))
+        balls = b_o.select(is_this, balls)
         if pin is not None:
             pin_out = PinState(*(jnp.where(is_this, x, y) for x, y in zip(
                 (p_o.position, p_o.state, p_o.knocked_by), (pin_out.position, pin_out.state, pin_out.knocked_by))))
