@@ -5,7 +5,10 @@
 
 Players: ``RandomAgent`` (uniform random strikes), ``GeometricAgent`` (ghost-ball and
 mirror-image lines, no simulation), ``SearchAgent`` (many candidates simulated in one batched
-call and judged by the referee). Helpers: ``ExecutionNoise`` (the standard execution noise),
+call and judged by the referee; ``SearchAgent()`` plans for exact execution,
+``SearchAgent.for_noise()`` for the standard execution noise, ``SearchConfig`` sets the budget).
+Everything is seeded by the key and deterministic. Imports flow physics <- rules <- agents: the
+agents work on ``rules.GameState`` directly, with no environment in between. Helpers: ``ExecutionNoise`` (the standard execution noise),
 ``agents.layouts`` (starting and random legal game states), ``agents.play.execute`` (play a batch
 of strikes: noise, simulation, referee).
 """

@@ -16,8 +16,9 @@ from agents import SearchConfig
 BATCH = 128
 # 128 candidates, then 4 parents x 32 variations: both rounds 128 shots.
 SMALL = SearchConfig(candidates=128, seeds=16, refine_parents=4, refine_children=32)
-# Under noise: 32 candidates x 4 noisy plays, then 4 parents x 8 variations x 4 plays.
-SMALL_NOISY = SearchConfig(candidates=32, seeds=8, trials=4, noise=1.0, refine_parents=4,
+# Under noise, for two states at once: 16 candidates x 4 noisy plays, then 2 parents x 8
+# variations x 4 plays, per state.
+SMALL_NOISY = SearchConfig(candidates=16, seeds=8, trials=4, noise=1.0, refine_parents=2,
                            refine_children=8, refine_trials=4)
 
 
