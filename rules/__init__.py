@@ -9,6 +9,8 @@ API::
     rules.make_rules(discipline, **options) -> Rules    # ValueError on bad names or values
     rules.valid_options(discipline) -> tuple[str]
     rules.init_game(rules, key, params, breaker=None) -> GameState  # layout; breaker by lot
+    rules.game_from_layout(rules, positions, params, player=0) -> GameState  # a game in play
+    rules.random_layout(rules, key, params) -> (3, 2)   # a random legal layout, nothing frozen
     rules.referee(rules, state, shot, params) -> (GameState, Outcome)
     rules.call_words(outcome) -> str                    # Python side: the call in words
 
@@ -48,11 +50,12 @@ from rules.disciplines import DISCIPLINES
 from rules.options import Rules, make_rules, valid_options
 from rules.outcome import Outcome
 from rules.referee import referee
-from rules.start import init_game
+from rules.start import game_from_layout, init_game, random_layout
 from rules.state import GameState, board_scores_of, cue_ball_of
 
 __all__ = [
-    "DISCIPLINES", "Rules", "make_rules", "valid_options", "init_game", "referee", "call_words",
+    "DISCIPLINES", "Rules", "make_rules", "valid_options", "init_game", "game_from_layout",
+    "random_layout", "referee", "call_words",
     "place_cue_ball", "choose_base_spot", "choose_respot", "choose_start_side", "choose_breaker",
     "GameState", "Outcome", "Reason", "Call", "PositionCall", "PinState", "Phase",
     "board_scores_of", "cue_ball_of",

@@ -57,3 +57,58 @@ def init_game(rules, key, params, breaker=None) -> GameState:
         frozen_balls=geometry.frozen_balls(positions, cue, R, tol),
         frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, table, tol),
     )
+
+
+# -- practice positions: a game in play from any layout -----------------------------------------
+
+# Clearance of a random layout: well above the frozen tolerance (O-3), so nothing starts frozen.
+LAYOUT_GAP = 0.005  # m
+LAYOUT_TRIES = 32  # candidate layouts drawn; the first legal one is used
+
+
+def game_from_layout(rules, positions, params, player=0) -> GameState:
+    """A game in play from a layout (3, 2): ``player`` (may be traced) shoots his cue ball (C-3.4,
+    H-3.1), nothing scored, his first inning, the first-carom rule of the break (C-2.2) no longer
+    applies, no ball in hand, the Hungarian pin standing on the centre spot (H-2.1), the frozen
+    flags (O-3) and the re-spot offer (C-12.7 a, C-13.3 a) computed as the referee would."""
+    table = params.table
+    dtype = table.length.dtype
+    positions = jnp.asarray(positions, dtype)
+    player = jnp.asarray(player, jnp.int32)
+    cue = cue_ball_of(rules, player)
+    tol = rules.frozen_tolerance
+    frozen = geometry.frozen_balls(positions, cue, params.ball.radius, tol)
+    offered = rules.spec.frozen_respot in ("start_choice", "spots_choice")
+    state = replace(
+        blank_state(positions),
+        current_player=player, breaker=player, cue_ball=cue,
+        innings=jnp.zeros((2,), jnp.int32).at[player].set(1),
+        frozen_balls=frozen,
+        frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, table, tol),
+        may_respot=jnp.any(frozen) & offered,
+        first_carom_pending=jnp.asarray(False),
+    )
+    if rules.is_hungarian:
+        state = replace(state, pin_state=jnp.asarray(PinState.STANDING, jnp.int32),
+                        pin_position=table.centre.astype(dtype))
+    return state
+
+
+def random_layout(rules, key, params, gap=LAYOUT_GAP):
+    """(3, 2): three ball centres uniform inside the cushions, at least ``gap`` from each other,
+    from the cushions and (Hungarian) from the pin on the centre spot, so that nothing is frozen.
+    Pure; vmap over keys. In the vanishing case that none of the candidates is legal, the
+    discipline's starting position."""
+    table = params.table
+    dtype = table.length.dtype
+    R = params.ball.radius
+    lo = params.cushion_reach + gap
+    hi = jnp.stack([table.length, table.width]) - lo
+    cand = lo + jax.random.uniform(key, (LAYOUT_TRIES, 3, 2), dtype) * (hi - lo)
+    i, j = jnp.array([0, 0, 1]), jnp.array([1, 2, 2])
+    ok = jnp.all(jnp.linalg.norm(cand[:, i] - cand[:, j], axis=-1) >= 2 * R + gap, axis=-1)
+    if rules.is_hungarian:
+        to_pin = jnp.linalg.norm(cand - table.centre, axis=-1)
+        ok = ok & jnp.all(to_pin >= R + rules.pin_radius + gap, axis=-1)
+    fallback = init_game(rules, key, params, breaker=0).positions
+    return jnp.where(jnp.any(ok), cand[jnp.argmax(ok)], fallback).astype(dtype)
