@@ -15,7 +15,9 @@ import numpy as np
 
 from physics import collide
 from physics._pytree import pytree_dataclass
-from physics.detect import CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, pairs
+from physics.detect import (
+    CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
+)
 from physics.events import EventKind, EventLog, Motion, ShotResult, Status
 from physics.motion import Balls, classify, end_of_state, evolve, hop_speed
 from physics.params import Params, default_params
@@ -203,6 +205,12 @@ def _next_event(b: Balls, pin, t, params):
     """
     layout = Layout(b.r.shape[0], pin is not None)
     times = candidate_times(b, params, layout, None if pin is None else (pin.position, pin.state))
+    return _advance(b, pin, t, times, params)
+
+
+def _advance(b: Balls, pin, t, times, params):
+    """Advance every ball to the earliest of the candidate ``times`` and resolve that event."""
+    layout = Layout(b.r.shape[0], pin is not None)
     index = jnp.argmin(times)
     dt = jnp.maximum(times[index], 0.0)
     b = evolve(b, dt, params)
@@ -268,7 +276,9 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     Shots differ a lot in length (a few events to a hundred), and a plain ``vmap`` of the while
     loop runs every shot for as many iterations as the longest one. Here each lane takes the next
     waiting shot as soon as its own shot ends, so the batch costs about (total events / lanes)
-    iterations. Every shot still goes through exactly the arithmetic of ``_simulate``.
+    iterations. Every shot still goes through exactly the arithmetic of ``_simulate`` (the
+    candidate times of all lanes come from ``detect.candidate_times_batch``, which equals a
+    ``vmap`` of ``detect.candidate_times``).
     pin_position: None, or (B, 2).
     """
     B, n = positions.shape[:2]
@@ -321,8 +331,11 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
         c["sid"] = sid
         # Every lane with a shot in motion resolves its next event.
         step = (sid < B) & _is_moving(c["b"].motion) & (c["k"] < C)
-        b, pin, t, kind, ball, other, cushion = jax.vmap(lambda b, p, t: _next_event(b, p, t, params))(
-            c["b"], c["pin"], c["t"]
+        # Candidate times for all lanes at once: the pin's quartics are packed (``detect``).
+        pins = None if pin_position is None else (c["pin"].position, c["pin"].state)
+        times = candidate_times_batch(c["b"], params, Layout(n, pin_position is not None), pins)
+        b, pin, t, kind, ball, other, cushion = jax.vmap(lambda b, p, t, x: _advance(b, p, t, x, params))(
+            c["b"], c["pin"], c["t"], times
         )
         c["b"] = lane_where(step, b, c["b"])
         c["pin"] = lane_where(step, pin, c["pin"])

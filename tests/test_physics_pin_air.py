@@ -195,3 +195,198 @@ def test_ball_on_the_pin_is_an_invalid_layout(hungarian):
     assert int(res.status) & physics.Status.INVALID_LAYOUT
     with pytest.raises(ValueError, match="pin must be None"):
         physics.simulate(pos, Shot(V0=1.0, phi=0.0), 0, hungarian, pin=[1.0, 2.0, 3.0])
+
+
+# Ball-pin quartics are solved only for balls that may reach the pin (physics.detect), and a
+# batch packs them into a short buffer: both must give exactly what solving every quartic gives.
+
+def _pin_path_cases(rng, n, reach):
+    """(q0, v, a, hi): random paths near the pin, and paths that graze a circle of radius within
+    a hair of ``reach`` at a chosen time, from outside (straight and curved)."""
+    q0 = rng.uniform(-0.4, 0.4, (n, 2))
+    v = rng.normal(0, 2.0, (n, 2))
+    a = rng.normal(0, 1.5, (n, 2)) * (rng.uniform(size=(n, 1)) < 0.7)
+    hi = rng.uniform(0, 1.0, n)
+    m = n // 2
+    u = rng.normal(size=(m, 2))
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    side = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    t_touch = rng.uniform(0, 1.0, m)
+    hair = rng.choice([-1e-6, -1e-9, -1e-13, 0.0, 1e-15, 1e-13, 1e-11, 1e-9, 1e-6, 1e-4], m)
+    q_touch = reach * (1 + hair)[:, None] * u
+    v_touch = rng.uniform(0.05, 3.0, (m, 1)) * side
+    # An acceleration that bends the path away from the pin, or not at all: the closest approach
+    # is at t_touch.
+    a_g = (rng.uniform(0, 2.0, (m, 1)) * u + rng.normal(0, 0.5, (m, 1)) * side) * (rng.uniform(size=(m, 1)) < 0.6)
+    q0[:m] = q_touch - v_touch * t_touch[:, None] + 0.5 * a_g * t_touch[:, None] ** 2
+    v[:m] = v_touch - a_g * t_touch[:, None]
+    a[:m] = a_g
+    hi[:m] = t_touch * rng.choice([0.999, 1.0, 1.001, 2.0], m)
+    return q0, v, a, hi
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_may_reach_pin_never_rules_out_a_contact_the_quartic_finds(dtype):
+    import jax.numpy as jnp
+
+    from physics import detect, roots
+
+    rng = np.random.default_rng(3)
+    reach = 0.04075
+    n = 8000
+    q0, v, a, hi = (np.asarray(x, dtype) for x in _pin_path_cases(rng, n, reach))
+    tol = 1e-9 if dtype == np.float64 else 1e-5
+
+    @jax.jit
+    def quartic_and_test(q0, v, a, hi):
+        coeffs = detect._distance_quartic(q0, v, a, dtype(reach))
+        t = roots.first_descending_root(coeffs, hi, dtype(2 * reach * tol))
+        return t, detect.may_reach_pin(q0, v, a, hi, dtype(reach))
+
+    t, may = (np.asarray(x) for x in quartic_and_test(q0, v, a, hi))
+    assert np.isfinite(t).sum() > n // 8
+    assert np.all(may[np.isfinite(t)])
+    # Brute force in float64 on a fine grid: every path that comes within reach is kept.
+    s = np.linspace(0, 1, 1001)[None, :, None] * hi.astype(np.float64)[:, None, None]
+    d = np.linalg.norm(q0[:, None] + v[:, None] * s + 0.5 * a[:, None] * s**2, axis=-1).min(axis=1)
+    assert np.all(may[d <= reach])
+    # The test is worth having: most random paths are ruled out.
+    assert may[n // 2:].mean() < 0.5
+
+
+def test_a_ball_passing_by_or_leaving_the_pin_needs_no_quartic():
+    import jax.numpy as jnp
+
+    from physics import detect
+
+    reach = 0.04075
+    q0 = jnp.array([[-0.3, 0.0421], [-0.3, 0.040], [0.05, 0.0], [0.3, 0.0]])
+    v = jnp.array([[2.0, 0.0], [2.0, 0.0], [1.0, 0.0], [-1.0, 0.0]])
+    a = -0.1 * v  # rolling: along the path
+    hi = jnp.array([1.0, 1.0, 1.0, 0.2])
+    may = np.asarray(detect.may_reach_pin(q0, v, a, hi, reach))
+    # Passes 1.3 mm wide: ruled out; grazes: kept; leaves: ruled out; arrives after hi: ruled out.
+    assert may.tolist() == [False, True, False, False]
+
+
+def _random_balls_near_pin(rng, lanes, params, pin):
+    from physics.motion import Balls, classify
+
+    R, reach = float(params.ball.radius), float(params.ball.radius + params.pin.contact_radius)
+    r = np.empty((lanes, 3, 2))
+    for k in range(lanes):
+        while True:
+            p = pin + rng.uniform(-0.35, 0.35, (3, 2))
+            d = np.linalg.norm(p[:, None] - p[None], axis=-1) + np.eye(3)
+            if d.min() >= 2 * R and np.linalg.norm(p - pin, axis=1).min() > reach:
+                r[k] = p
+                break
+    # Mostly aimed at the pin, some not; sliding (random spin), rolling, at rest, in the air.
+    to_pin = (pin - r) / np.linalg.norm(pin - r, axis=-1, keepdims=True)
+    turn = rng.uniform(-0.3, 0.3, (lanes, 3))
+    c, s = np.cos(turn), np.sin(turn)
+    aim = np.stack([c * to_pin[..., 0] - s * to_pin[..., 1], s * to_pin[..., 0] + c * to_pin[..., 1]], -1)
+    v = aim * rng.uniform(0, 3, (lanes, 3, 1)) * (rng.uniform(size=(lanes, 3, 1)) < 0.8)
+    w = rng.normal(0, 40, (lanes, 3, 3))
+    rolling = rng.uniform(size=(lanes, 3)) < 0.4
+    w[..., 0] = np.where(rolling, -v[..., 1] / R, w[..., 0])
+    w[..., 1] = np.where(rolling, v[..., 0] / R, w[..., 1])
+    motion = np.asarray(classify(v, w, params))
+    air = rng.uniform(size=(lanes, 3)) < 0.1
+    z = np.where(air, rng.uniform(0, 0.02, (lanes, 3)), 0.0)
+    vz = np.where(air, rng.uniform(-0.5, 0.5, (lanes, 3)), 0.0)
+    motion = np.where(air, physics.Motion.AIRBORNE, motion).astype(np.int8)
+    return Balls(r, v, w, z, vz, motion)
+
+
+@pytest.mark.parametrize("buffer", [1, 3, None])
+def test_batched_pin_candidates_equal_solving_every_quartic(hungarian, monkeypatch, buffer):
+    import jax.numpy as jnp
+
+    from physics import detect
+
+    rng = np.random.default_rng(buffer or 0)
+    pin = np.asarray(hungarian.table.centre)
+    lanes = 64
+    b = jax.tree_util.tree_map(jnp.asarray, _random_balls_near_pin(rng, lanes, hungarian, pin))
+    layout = detect.Layout(3, True)
+    state = jnp.asarray(np.where(rng.uniform(size=lanes) < 0.9, detect.PIN_STANDING, detect.PIN_DOWN), jnp.int8)
+    position = jnp.broadcast_to(jnp.asarray(pin), (lanes, 2))
+    packed = np.asarray(detect.candidate_times_batch(b, hungarian, layout, (position, state), buffer))
+    one_by_one = jax.vmap(lambda b, p, s: detect.candidate_times(b, hungarian, layout, (p, s)))
+    single = np.asarray(one_by_one(b, position, state))
+    monkeypatch.setattr(detect, "may_reach_pin", lambda q0, v, a, hi, reach: jnp.ones(hi.shape, bool))
+    every = np.asarray(one_by_one(b, position, state))
+    pin_slots = slice(layout.pin, layout.cushion)
+    assert np.isfinite(every[:, pin_slots]).sum() >= 5  # the case is not empty
+    assert np.array_equal(packed, every) and np.array_equal(single, every)
+
+
+def _post_like_pin_shots(rng, params, n):
+    """Balls around a pin too heavy to fall, cue ball aimed at the pin or at an object ball: the
+    balls bounce off it, and in some shots two or three different balls touch it."""
+    pin = np.asarray(params.table.centre)
+    R, reach = float(params.ball.radius), float(params.ball.radius + params.pin.contact_radius)
+    pos = []
+    while len(pos) < n:
+        p = pin + rng.uniform(-0.25, 0.25, (3, 2))
+        d = np.linalg.norm(p[:, None] - p[None], axis=-1) + np.eye(3)
+        if d.min() >= 2 * R and np.linalg.norm(p - pin, axis=1).min() > reach:
+            pos.append(p)
+    pos = np.array(pos)
+    target = np.where(rng.uniform(size=n)[:, None] < 0.5, pos[:, 1], pin)
+    aim = np.degrees(np.arctan2(target[:, 1] - pos[:, 0, 1], target[:, 0] - pos[:, 0, 0]))
+    aim = aim + rng.uniform(-15, 15, n)
+    shots = Shot(V0=rng.uniform(1, 6, n), phi=aim, theta=np.zeros(n), a=rng.uniform(-0.4, 0.4, n),
+                 b=rng.uniform(-0.4, 0.4, n))
+    return pos, shots, pin
+
+
+def test_shots_with_several_balls_on_the_pin_equal_solving_every_quartic(monkeypatch):
+    import sys
+
+    import jax.numpy as jnp
+
+    from physics import detect
+
+    sim = sys.modules["physics.simulate"]
+    params = physics.default_params("hungarian", pin_mass=100.0)
+    B = 96
+    pos, shots, pin = _post_like_pin_shots(np.random.default_rng(3), params, B)
+    pos = jnp.asarray(pos)
+    shots = jax.tree_util.tree_map(jnp.asarray, shots)
+    cue = jnp.zeros(B, jnp.int32)
+    pins = jnp.broadcast_to(jnp.asarray(pin), (B, 2))
+    # The packed pool with a one-slot buffer (so some steps take several rounds).
+    monkeypatch.setattr(detect, "pin_buffer_size", lambda lanes: 1)
+    packed = jax.jit(sim._simulate_pool, static_argnames="lanes")(pos, shots, cue, params, pins, lanes=16)
+    # Every ball-pin quartic solved, shot by shot.
+    monkeypatch.setattr(detect, "may_reach_pin", lambda q0, v, a, hi, reach: jnp.ones(hi.shape, bool))
+    every = jax.jit(jax.vmap(sim._simulate, in_axes=(0, 0, 0, None, 0)))(pos, shots, cue, params, pins)
+    kind = np.asarray(every.events.kind)
+    balls = np.asarray(every.events.balls)
+    on_pin = [len(set(balls[k][kind[k] == physics.EventKind.BALL_PIN][:, 0])) for k in range(B)]
+    assert max(on_pin) >= 2 and not np.asarray(every.pin_down).any()
+    assert np.array_equal(np.asarray(packed.events.kind), kind)
+    assert np.array_equal(np.asarray(packed.events.balls), balls)
+    assert np.array_equal(np.asarray(packed.num_events), np.asarray(every.num_events))
+    n = np.asarray(every.num_events)
+    for k in range(B):
+        assert np.array_equal(np.asarray(packed.events.time[k, : n[k]]), np.asarray(every.events.time[k, : n[k]]))
+    assert np.allclose(packed.final_positions, every.final_positions, rtol=0, atol=1e-12)
+    assert np.all(np.asarray(packed.status) == 0)
+
+
+def test_float32_pin_shots_batch_equals_single():
+    params = physics.default_params("hungarian", dtype="float32")
+    pos = np.stack([np.asarray(straight_at_pin(params, d)[0]) for d in (0.2, 0.35)]).astype(np.float32)
+    pin = np.asarray(params.table.centre, np.float32)
+    shots = Shot(V0=np.array([1.5, 0.4], np.float32), phi=np.array([1.0, -2.0], np.float32))
+    res = physics.simulate_batch(pos, shots, 0, params, pin=pin, lanes=2)
+    assert res.final_positions.dtype == np.float32
+    for k in range(2):
+        one = physics.simulate(pos[k], Shot(V0=shots.V0[k], phi=shots.phi[k]), 0, params, pin=pin)
+        assert np.array_equal(np.asarray(res.events.kind[k]), np.asarray(one.events.kind))
+        assert np.allclose(res.final_positions[k], one.final_positions, atol=1e-5)
+        assert int(one.status) == 0
+    assert "ball_pin" in [e["kind"] for e in physics.event_list(one)]
