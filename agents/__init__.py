@@ -3,24 +3,27 @@
     planner.plan(rules, state, params, key) -> physics.Shot            one game state
     planner.plan_batch(rules, states, params, keys) -> physics.Shot    a batch (leading axis S)
 
-Players: ``RandomAgent`` (uniform random strikes), ``GeometricAgent`` (ghost-ball and
-mirror-image lines, no simulation), ``SearchAgent`` (many candidates simulated in one batched
-call and judged by the referee; ``SearchAgent()`` plans for exact execution,
-``SearchAgent.for_noise()`` for the standard execution noise, ``SearchConfig`` sets the budget).
-Everything is seeded by the key and deterministic. Imports flow physics <- rules <- agents: the
-agents work on ``rules.GameState`` directly, with no environment in between. Helpers: ``ExecutionNoise`` (the standard execution noise),
-``agents.layouts`` (starting and random legal game states), ``agents.play.execute`` (play a batch
-of strikes: noise, simulation, referee).
+Players: ``RandomAgent`` (uniform random strikes); ``GeometricAgent`` (ghost-ball and
+mirror-image lines, no simulation); ``SearchAgent`` (many candidates simulated in one batched
+call and judged by the referee: ``SearchAgent()`` plans for exact execution,
+``SearchAgent.for_noise()`` for the standard execution noise, ``SearchConfig`` sets the budget);
+``LearnedAgent`` (a stable-baselines3 policy trained on an environment's "shot" mode by
+``experiments.train``; it sees the game through the environment's observation).
+Everything is seeded by the key and deterministic. The planners work on ``rules.GameState``
+directly. Helpers: ``ExecutionNoise`` (the standard execution noise), ``agents.layouts``
+(starting and random legal game states), ``agents.play.execute`` (play a batch of strikes:
+noise, simulation, referee).
 """
 from agents.base import ExecutionNoise, Planner, clip_shot, stack_states
 from agents.geometric import GeometricAgent
+from agents.learned import LearnedAgent  # stable-baselines3 is imported only to load a model
 from agents.layouts import random_state, random_states, starting_state, state_from_layout
 from agents.play import execute, net_points, shooter_points
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig
 
 __all__ = [
-    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "SearchConfig", "ExecutionNoise",
+    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "SearchConfig", "ExecutionNoise",
     "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
     "random_states", "starting_state", "state_from_layout",
 ]

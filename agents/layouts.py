@@ -9,6 +9,7 @@ environments' random "shot" episodes.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 
 import rules as rules_lib
 
@@ -23,10 +24,15 @@ def random_state(game_rules, key, params, player=0):
     return state_from_layout(game_rules, rules_lib.random_layout(game_rules, key, params), params, player)
 
 
+@jax.jit
+def random_states_for(game_rules, keys, params, player=0):
+    """One random game in play per key of ``keys`` (n, 2), stacked along a leading axis."""
+    return jax.vmap(lambda k: random_state(game_rules, k, params, player))(keys)
+
+
 def random_states(game_rules, key, params, n: int, player=0):
-    """n random games in play, stacked along a leading axis."""
-    keys = jax.random.split(key, n)
-    return jax.jit(jax.vmap(lambda k: random_state(game_rules, k, params, player)))(keys)
+    """n random games in play, stacked along a leading axis (one compile per n)."""
+    return random_states_for(game_rules, jax.random.split(key, n), params, jnp.asarray(player, jnp.int32))
 
 
 def starting_state(game_rules, params, breaker=0):

@@ -8,7 +8,9 @@ over environments and no sub-processes.
     PPO("MlpPolicy", venv).learn(100_000)
 
 Episode ends follow SB3's conventions: ``infos[i]["terminal_observation"]`` holds the last
-observation and ``infos[i]["TimeLimit.truncated"]`` says the episode was truncated.
+observation and ``infos[i]["TimeLimit.truncated"]`` says the episode was truncated. The last
+step's official rewards stay in ``official_rewards``; ``shape_reward`` is the one hook for a
+training aid on top of them.
 """
 from __future__ import annotations
 
@@ -68,7 +70,8 @@ class BilliardsVecEnv(VecEnv):
         obs, player, final_obs, rewards, terminated, truncated = host((
             self._state.observation, self._state.current_player, stepped.observation, stepped.rewards,
             stepped.terminated, stepped.truncated))
-        reward = rewards[np.arange(self.num_envs), self._acting].astype(np.float32)
+        self.official_rewards = rewards[np.arange(self.num_envs), self._acting].astype(np.float32)
+        reward = self.shape_reward(self.official_rewards, stepped)
         self._acting = player
         dones = terminated | truncated
         infos = [{} for _ in range(self.num_envs)]
@@ -76,6 +79,12 @@ class BilliardsVecEnv(VecEnv):
             infos[i]["terminal_observation"] = self._obs(final_obs[i])
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return self._obs(obs), reward, dones, infos
+
+    def shape_reward(self, official, stepped):
+        """The reward handed to the learner: the acting player's official points (``official``,
+        (num_envs,) float32) unless a subclass adds a documented training aid. ``stepped`` is the
+        step's ``billiards_env.State`` before the autoreset (its ``outcome`` says what the shot did)."""
+        return official
 
     def close(self) -> None:
         self._state = None

@@ -15,7 +15,6 @@ import platform
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 import physics

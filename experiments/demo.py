@@ -1,73 +1,127 @@
-"""The main demonstration: simulate a three-cushion shot from the starting position, print its
-event log in words and the referee's call, and write the ball paths as a PNG and the log as JSON.
+"""The main demonstration: the baseline agents play three-cushion, and the search agent's best
+shots are drawn.
 
-    python -m experiments.demo --out results/demo
+1. Each agent (random, geometric aim, the trained PPO policy shipped in ``docs/models`` when
+   stable-baselines3 is installed, and the search over simulated shots) plays ``--innings``
+   innings from random legal layouts under the standard execution noise: it shoots until it
+   misses (``experiments.evaluate``). Reported: points per inning (the game's own average),
+   success and foul rates per shot, with 95 % intervals, and the seconds per decision.
+2. The search agent plays one shot from each of ``--layouts`` random layouts and the starting
+   position; the best are drawn with their ball paths and the referee's call
+   (``experiments.gallery``).
+
+Writes under ``--out``: ``README.md`` (the table and the pictures), ``summary.csv``,
+``innings.csv``, ``shots.csv``, ``summary.json``, ``evaluate.png`` and the gallery under
+``gallery/``. About 5 minutes on a 2-core CPU, most of it compiling and the search's planning.
+
+    python -m experiments.demo
+    python -m experiments.demo --innings 10 --layouts 4     # quicker
 """
 from __future__ import annotations
 
 import argparse
-import json
+import importlib.util
 import os
+import time
 
-import jax
-import numpy as np
+from experiments import evaluate as ev
+from experiments import gallery as gal
+from experiments.common import write_csv
 
-import physics
-import rules
-from experiments.layouts import BALL_NAMES
-from experiments.plotting import plot_shot
+DISCIPLINE = "three_cushion"
+MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "models",
+                     "three_cushion_ppo.zip")
+COLUMNS = (("agent", "agent"), ("points per inning", "points_per_inning"), ("success per shot", "success_rate"),
+           ("fouls per shot", "foul_rate"), ("shots per inning", "shots_per_inning"),
+           ("s per decision", "seconds_per_decision"))
 
 
-def describe(event) -> str:
-    """One event in words, the way a commentator would say it."""
-    names = [BALL_NAMES[b] for b in event["balls"]]
-    kind = event["kind"]
-    if kind == "cue_strike":
-        return f"the cue strikes the {names[0]} ball"
-    if kind == "ball_ball":
-        return f"{names[0]} and {names[1]} collide"
-    if kind == "ball_cushion":
-        return f"{names[0]} hits the {event['cushion']} cushion"
-    what = {
-        "sliding_to_rolling": "stops sliding and rolls",
-        "rolling_to_spinning": "stops rolling, still spinning on the spot",
-        "rolling_to_stationary": "comes to rest",
-        "spinning_to_stationary": "stops spinning",
-    }.get(kind, kind.replace("_", " "))
-    return f"{names[0]} {what}"
+def agent_specs(learned: bool) -> list[str]:
+    """The agents of the demonstration; the learned one only if it can be loaded here."""
+    specs = ["random", "geometric"]
+    if learned and os.path.exists(MODEL) and importlib.util.find_spec("stable_baselines3") is not None:
+        specs.append(f"learned:{os.path.relpath(MODEL)}")
+    return specs + ["search"]
+
+
+def label(row) -> str:
+    return "learned (PPO)" if row["agent"].startswith("learned:") else row["agent"]
+
+
+def table(rows) -> list[str]:
+    """The summary rows as a Markdown table, each estimate with its 95 % interval."""
+    lines = ["| " + " | ".join(name for name, _ in COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
+    for r in rows:
+        cells = [
+            label(r),
+            f"{r['points_per_inning']:.2f} [{r['points_low']:.2f}, {r['points_high']:.2f}]",
+            f"{r['success_rate']:.1%} [{r['success_low']:.1%}, {r['success_high']:.1%}]",
+            f"{r['foul_rate']:.1%} [{r['foul_low']:.1%}, {r['foul_high']:.1%}]",
+            f"{r['shots_per_inning']:.2f}",
+            f"{r['seconds_per_decision']:.3f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def write_report(out, result, index, settings, seconds):
+    lines = [
+        "# Three-cushion: the baseline agents", "",
+        f"{settings['innings']} innings per agent from random legal layouts, standard execution noise "
+        f"(scale {settings['noise']:g}); an inning ends at the first miss or after {settings['max_shots']} "
+        "shots. Intervals are 95 % (points: normal approximation; rates: Wilson).", "",
+        *table(result["summary"]), "",
+        "![points per inning and success rates](evaluate.png)", "",
+        "## The search agent's best shots", "",
+    ]
+    for e in index:
+        lines += [f"**{e['rank']}. {e['where']}**: {e['call']} (cue ball: "
+                  f"{' -> '.join(e['cue_ball_contacts']) or 'no contact'})", "",
+                  f"![shot {e['rank']}](gallery/{e['files'][0]})", ""]
+    lines.append(f"Run time: {seconds:.0f} s.")
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default="results/demo", help="output folder")
-    ap.add_argument("--V0", type=float, default=3.42, help="cue speed (m/s)")
-    ap.add_argument("--phi", type=float, default=11.34, help="aim (degrees, 0 along the long axis)")
-    ap.add_argument("--a", type=float, default=-0.32, help="side offset (fraction of R, + right)")
-    ap.add_argument("--b", type=float, default=-0.12, help="vertical offset (fraction of R, + follow)")
+    ap = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--innings", type=int, default=40, help="innings per agent")
+    ap.add_argument("--max-shots", type=int, default=10, help="an inning is capped after this many shots")
+    ap.add_argument("--layouts", type=int, default=12, help="random layouts the gallery's shots come from")
+    ap.add_argument("--top", type=int, default=3, help="shots drawn in the gallery (and the starting position's)")
+    ap.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
+    ap.add_argument("--no-learned", action="store_true", help="leave out the trained PPO policy")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/demo", help="results folder")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
+    if args.innings < 1 or args.layouts < 0 or args.top < 1 or args.noise < 0:
+        ap.error("--innings and --top must be at least 1, --layouts and --noise at least 0")
+    t0 = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
+    specs = agent_specs(not args.no_learned)
+    print(f"three-cushion, {args.innings} innings per agent under execution noise {args.noise:g}: "
+          + ", ".join(label({"agent": s}) for s in specs), flush=True)
+    players = {}  # shared by the evaluation and the gallery: the search compiles once
+    result = ev.evaluate(DISCIPLINE, specs, innings=args.innings, max_shots=args.max_shots, noise=args.noise,
+                         seed=args.seed, progress=not args.no_progress, players=players)
+    ev.write_results(args.out, result, time.perf_counter() - t0)
+    print("\n".join(table(result["summary"])), flush=True)
 
-    params = physics.default_params()
-    game = rules.make_rules("three_cushion")
-    state = rules.init_game(game, jax.random.PRNGKey(0), params, breaker=0)  # white breaks
-    layout = np.asarray(state.positions)
-    shot = physics.Shot(V0=args.V0, phi=args.phi, a=args.a, b=args.b)
-    result = physics.simulate(layout, shot, cue_ball=int(state.cue_ball), params=params)
-    events = physics.event_list(result)
-    _, outcome = rules.referee(game, state, result, params)
-
-    print(f"Three-cushion table {float(params.table.length)} x {float(params.table.width)} m, starting position;")
-    print(f"white struck at V0={args.V0} m/s, aim {args.phi} deg, offsets a={args.a} R, b={args.b} R.\n")
-    for e in events:
-        print(f"  {e['t']:7.3f} s  {describe(e)}")
-    print(f"\n{len(events)} events, all balls at rest after {float(result.final_time):.2f} s.")
-    print(f"Referee: {rules.call_words(outcome)}")
-    png = os.path.join(args.out, "shot.png")
-    plot_shot(result, params, png, title=f"V0={args.V0} m/s, phi={args.phi} deg, a={args.a}, b={args.b}")
-    with open(os.path.join(args.out, "events.json"), "w") as f:
-        json.dump({"shot": vars(args), "layout": layout.tolist(), "events": events,
-                   "call": rules.call_words(outcome), "points": np.asarray(outcome.points).tolist()}, f, indent=1)
-    print(f"wrote {png} and {os.path.join(args.out, 'events.json')}")
+    gallery_dir = os.path.join(args.out, "gallery")
+    index, rows, _ = gal.gallery(DISCIPLINE, "search", layouts=args.layouts, top=args.top, noise=args.noise,
+                                 seed=args.seed, batch=ev.BATCH, out=gallery_dir, gif=False, progress=not args.no_progress,
+                                 players=players)
+    settings = dict(discipline=DISCIPLINE, agent="search", layouts=args.layouts, noise=args.noise)
+    gal.write_index(gallery_dir, index, settings)
+    write_csv(os.path.join(gallery_dir, "shots.csv"), rows)
+    for e in index:
+        print(f"  gallery {e['rank']}. {e['where']}: {e['call']}")
+    seconds = time.perf_counter() - t0
+    write_report(args.out, result, index, dict(vars(args), innings=args.innings), seconds)
+    print(f"wrote {os.path.join(args.out, 'README.md')} with the table and the pictures ({seconds:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -21,12 +21,9 @@ shot played), ``summary.json`` (everything, with the budgets, timings and machin
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import json
-import math
 import os
-import platform
 import time
 
 import jax
@@ -36,58 +33,14 @@ import numpy as np
 import physics
 import rules
 from agents import (
-    ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, SearchConfig, execute, net_points,
+    ExecutionNoise, SearchAgent, execute, net_points,
     random_states, shooter_points, stack_states, starting_state,
 )
 from agents.base import index_tree
+from experiments.common import AgentSpecError, machine_info, make_agent, mean_ci, parse_config, wilson, write_csv
 
 AGENTS = ("random", "geometric", "search")
 PAD = 256  # shots are played in batches padded to this size: one compiled simulation
-
-
-def wilson(k: int, n: int, z: float = 1.96):
-    """95 % Wilson score interval of a proportion k / n: (low, high)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def mean_ci(x, z: float = 1.96):
-    """Mean and its normal-approximation 95 % interval."""
-    x = np.asarray(x, float)
-    if x.size == 0:
-        return (float("nan"),) * 3
-    m = float(x.mean())
-    half = z * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else float("nan")
-    return m, m - half, m + half
-
-
-def parse_config(text: str, base: SearchConfig) -> SearchConfig:
-    """``candidates=512,trials=8`` -> ``base`` with those fields replaced."""
-    if not text:
-        return base
-    fields = {f.name: f.type for f in dataclasses.fields(SearchConfig)}
-    changes = {}
-    for item in text.split(","):
-        name, _, value = item.partition("=")
-        name = name.strip()
-        if name not in fields:
-            raise SystemExit(f"unknown search option {name!r}; valid: {', '.join(fields)}")
-        number = float(value)
-        floats = ("noise", "random_fraction", "position_weight")
-        changes[name] = int(number) if number == int(number) and name not in floats else number
-    return dataclasses.replace(base, **changes)
-
-
-def make_agent(name: str, noise: float, exact: SearchConfig, noisy: SearchConfig):
-    if name == "random":
-        return RandomAgent()
-    if name == "geometric":
-        return GeometricAgent()
-    return SearchAgent(noisy if noise > 0 else exact)
 
 
 def decide(agent, game, states, params, keys):
@@ -254,16 +207,6 @@ def agent_placeholder(params):
     return physics.Shot(V0=z + 1.0, phi=z, theta=z, a=z, b=z)
 
 
-def write_csv(path, rows):
-    if not rows:
-        return
-    names = list(dict.fromkeys(k for row in rows for k in row))
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=names)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def plot(path, tc_rows, hu_rows):
     import matplotlib
 
@@ -351,8 +294,11 @@ def main(argv=None):
         if a not in AGENTS:
             raise SystemExit(f"unknown agent {a!r}; valid: {', '.join(AGENTS)}")
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    exact = parse_config(args.search, SearchAgent().config)
-    noisy = parse_config(args.noisy_search, SearchAgent.for_noise().config)
+    try:
+        exact = parse_config(args.search, SearchAgent().config)
+        noisy = parse_config(args.noisy_search, SearchAgent.for_noise().config)
+    except AgentSpecError as e:
+        parser.error(str(e))
     os.makedirs(args.out, exist_ok=True)
 
     t0 = time.perf_counter()
@@ -369,8 +315,7 @@ def main(argv=None):
         execution_noise_std=dict(phi_deg=ExecutionNoise().phi_deg, V0=ExecutionNoise().v0,
                                  theta_deg=ExecutionNoise().theta_deg, offset_m=ExecutionNoise().offset_m),
         arguments={k: v for k, v in vars(args).items()},
-        machine=dict(platform=platform.platform(), processor=platform.processor(), cpus=os.cpu_count(),
-                     jax=jax.__version__, devices=[str(d) for d in jax.devices()]),
+        machine=machine_info(),
         seconds=time.perf_counter() - t0,
     )
     with open(os.path.join(args.out, "summary.json"), "w") as f:

@@ -6,11 +6,10 @@ Derived values are properties, so they never go stale when a base value is repla
 """
 from __future__ import annotations
 
-import dataclasses
 
 import jax.numpy as jnp
 
-from physics._pytree import pytree_dataclass, replace, static_field
+from physics._pytree import pytree_dataclass, static_field
 from physics.table import Table, make_table
 
 BALL_BALL_MODELS = ("frictional", "frictionless")

@@ -1,0 +1,200 @@
+"""``LearnedAgent``: a Stable-Baselines3 policy (PPO or SAC) trained on a discipline's "shot" mode
+(``experiments.train``), as a planner.
+
+A saved agent is two files side by side: the model (``name.zip``, SB3's own format) and a JSON
+sidecar (``name.json``) that says what the model was trained on: the discipline, the algorithm
+and the environment settings (rule and physics options, the action ranges, noise, ...), so that
+the observation and the action mapping of training are rebuilt exactly:
+
+    state  --billiards_env.observation.observe-->  obs (OBS_SIZE,)  --policy (deterministic)-->
+    action in [-1, 1]^9  --billiards_env.actions.to_shot-->  physics.Shot
+
+The observation is the one the environment gives at the start of a "shot" episode (step count
+0). Only the strike is taken from the action: the choices some positions offer (ball in hand,
+re-spots, start side) are left at the referee's defaults, as for the other planners. The key is
+not used: the policy is deterministic.
+
+Stable-Baselines3 (and torch) are imported only when a model is loaded or saved, so ``import
+agents`` does not need the optional ``rl`` extra.
+
+    agent = LearnedAgent.load("docs/models/three_cushion_ppo.zip")   # or without ".zip"
+    shots = agent.plan_batch(rules, states, params, keys)
+    actions = agent.act(observations)                                 # for environment users
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+from agents.base import Planner
+from billiards_env import actions as env_actions
+from billiards_env.observation import OBS_SIZE, observe
+from billiards_env.params import default_params, replace
+
+ALGORITHMS = ("ppo", "sac")
+SIDECAR_FORMAT = "carom-billiards learned agent"
+SIDECAR_VERSION = 1
+
+
+def model_paths(path) -> tuple[str, str]:
+    """(the model's .zip, its .json sidecar) for a path given with or without ".zip"."""
+    path = os.fspath(path)
+    stem = path[:-4] if path.endswith(".zip") else path
+    return stem + ".zip", stem + ".json"
+
+
+def _algorithm_class(algorithm: str):
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; valid: {', '.join(ALGORITHMS)}")
+    try:
+        import stable_baselines3
+    except ImportError as error:  # pragma: no cover - the "rl" extra is missing
+        raise ImportError('LearnedAgent needs stable-baselines3: pip install -e ".[rl]"') from error
+    return {"ppo": stable_baselines3.PPO, "sac": stable_baselines3.SAC}[algorithm]
+
+
+def env_params_of(discipline: str, env: dict):
+    """The ``EnvParams`` of training from the sidecar's ``env`` entry (ValueError when invalid)."""
+    return default_params(discipline, rule_options=env.get("rule_options") or {},
+                          physics_options=env.get("physics_options") or {}, **(env.get("values") or {}))
+
+
+@jax.jit
+def _observe_batch(game_rules, states, env_params):
+    step_count = jnp.zeros((), jnp.int32)  # the observation at the start of a "shot" episode
+    return jax.vmap(lambda s: observe(game_rules, s, env_params, step_count))(states)
+
+
+@jax.jit
+def _shots_batch(action_batch, env_params):
+    return jax.vmap(lambda a: env_actions.to_shot(env_actions.sanitize(a), env_params))(action_batch)
+
+
+class LearnedAgent(Planner):
+    """A trained SB3 model and what it was trained on.
+
+    Arguments: model (``stable_baselines3.PPO`` or ``SAC``), discipline (``rules.DISCIPLINES``),
+    algorithm ("ppo" or "sac"), env: the environment settings of training, a dict with
+    ``rule_options``, ``physics_options`` (dicts) and ``values`` (the ``EnvParams`` values given
+    to ``billiards_env.default_params``: ``noise``, ``zero_sum``, ``v_max``, ...); info: anything
+    else to keep in the sidecar (training settings, results).
+    """
+
+    name = "learned"
+
+    def __init__(self, model, discipline: str, algorithm: str, env: dict | None = None, info: dict | None = None):
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; valid: {', '.join(ALGORITHMS)}")
+        env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {}, **(env or {})}
+        if env["mode"] != "shot" or env["obs_format"] != "flat":
+            raise ValueError(f"a LearnedAgent plays models trained on the flat observation of \"shot\" mode, "
+                             f"not mode={env['mode']!r}, obs_format={env['obs_format']!r}")
+        _check_spaces(model)
+        self.model = model
+        self.discipline = discipline
+        self.algorithm = algorithm
+        self.env = env
+        self.info = dict(info or {})
+        self.env_params = env_params_of(discipline, env)
+
+    # -- files ---------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path, device: str = "cpu") -> "LearnedAgent":
+        """The agent saved at ``path`` (the model's .zip, with or without the suffix, and its
+        .json sidecar next to it). ValueError when a file is missing or malformed."""
+        zip_path, json_path = model_paths(path)
+        for p, what in ((zip_path, "model"), (json_path, "sidecar")):
+            if not os.path.isfile(p):
+                raise ValueError(f"no learned-agent {what} at {p} (a saved agent is a .zip and a .json side by side)")
+        try:
+            with open(json_path, encoding="utf-8") as f:
+                meta = json.load(f)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"malformed learned-agent sidecar {json_path}: {error}") from None
+        if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
+            raise ValueError(f"{json_path} is not a learned-agent sidecar (expected \"format\": \"{SIDECAR_FORMAT}\")")
+        if meta.get("version") != SIDECAR_VERSION:
+            raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {SIDECAR_VERSION}")
+        missing = [k for k in ("discipline", "algorithm", "env") if k not in meta]
+        if missing or not isinstance(meta["env"], dict):
+            raise ValueError(f"{json_path}: sidecar lacks {', '.join(missing) or 'a valid env entry'}")
+        algo_cls = _algorithm_class(meta["algorithm"])
+        try:
+            # only the policy is used: the training schedules are not unpickled (robust across versions)
+            model = algo_cls.load(zip_path, device=device, custom_objects=_PLAYING_ONLY)
+        except Exception as error:  # SB3 raises many kinds on a bad zip
+            raise ValueError(f"cannot load the {meta['algorithm'].upper()} model {zip_path}: "
+                             f"{type(error).__name__}: {error}") from None
+        try:
+            return cls(model, meta["discipline"], meta["algorithm"], meta["env"], meta.get("info"))
+        except (TypeError, AttributeError) as error:
+            raise ValueError(f"{json_path}: malformed env settings: {error}") from None
+
+    def save(self, path) -> tuple[str, str]:
+        """Write the model (.zip) and its sidecar (.json); returns both paths."""
+        zip_path, json_path = model_paths(path)
+        os.makedirs(os.path.dirname(os.path.abspath(zip_path)), exist_ok=True)
+        self.model.save(zip_path)
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(self.sidecar(), f, indent=2, default=_jsonable)
+            f.write("\n")
+        return zip_path, json_path
+
+    def sidecar(self) -> dict:
+        return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline,
+                    algorithm=self.algorithm, observation_size=OBS_SIZE, n_actions=env_actions.N_ACTIONS,
+                    env=self.env, info=self.info)
+
+    # -- playing -------------------------------------------------------------------------------
+
+    def act(self, observations) -> np.ndarray:
+        """Actions in [-1, 1]^9 (float32) for flat observations: (OBS_SIZE,) -> (9,), or
+        (N, OBS_SIZE) -> (N, 9). Deterministic."""
+        obs = np.asarray(observations, dtype=np.float32)
+        if obs.shape[-1:] != (OBS_SIZE,) or obs.ndim not in (1, 2):
+            raise ValueError(f"observations must have shape ({OBS_SIZE},) or (N, {OBS_SIZE}), got {obs.shape}")
+        action, _ = self.model.predict(obs, deterministic=True)
+        return np.clip(np.asarray(action, np.float32), env_actions.LOW, env_actions.HIGH)
+
+    def observe_batch(self, rules, states, params):
+        """(S, OBS_SIZE) float32: the training observation of each state (leaves (S, ...))."""
+        self._check_rules(rules)
+        return _observe_batch(rules, states, self._env_params(params))
+
+    def plan_batch(self, rules, states, params, keys) -> physics.Shot:
+        obs = np.asarray(self.observe_batch(rules, states, params))
+        return _shots_batch(self.act(obs), self._env_params(params))
+
+    def _env_params(self, params):
+        """The training ``EnvParams`` with the caller's physics (table, dtype)."""
+        return self.env_params if params is None else replace(self.env_params, physics=params)
+
+    def _check_rules(self, rules):
+        if rules.discipline != self.discipline:
+            raise ValueError(f"this LearnedAgent was trained on {self.discipline}, not {rules.discipline}")
+
+    def __repr__(self):
+        return f"LearnedAgent({self.discipline!r}, {self.algorithm!r})"
+
+
+_PLAYING_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def _check_spaces(model):
+    obs_shape = getattr(model.observation_space, "shape", None)
+    act_shape = getattr(model.action_space, "shape", None)
+    if obs_shape != (OBS_SIZE,) or act_shape != (env_actions.N_ACTIONS,):
+        raise ValueError(f"the model's spaces are observation {obs_shape}, action {act_shape}; a LearnedAgent "
+                         f"needs ({OBS_SIZE},) and ({env_actions.N_ACTIONS},) (the flat \"shot\" mode)")
+
+
+def _jsonable(value):
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    return str(value)

@@ -1,0 +1,674 @@
+"""Evaluate any agent on any discipline, over innings or whole games, under execution noise.
+
+Innings (``--innings N``): each inning starts from a random legal layout (``agents.layouts``:
+three balls uniform inside the cushions, 5 mm apart; the Hungarian pin on its spot) or from the
+discipline's starting position (``--from start``, ``rules.init_game``), and the same player
+shoots until the referee gives the turn to the other player (``GameState.current_player``
+changes) or the game ends, at most ``--max-shots`` shots (the inning is then "capped" and counts
+with the points made so far).
+
+Games (``--games N``): whole games from the starting position, to the game's distance
+(``--distance`` lowers it, for the games only) or at most ``--max-game-shots`` shots (the game is
+then "unfinished").
+The agent plays both sides, or the first agent plays player 0 against ``--opponent`` as
+player 1; the breaker alternates from game to game.
+
+Every shot is planned by the agent, played with the execution noise ``--noise`` times the
+standard noise (``agents.ExecutionNoise``: 0 plays the planned shot exactly) and judged by the
+referee. Per agent:
+
+* points per inning: the shooter's points on the board over the inning (the game's own average:
+  caroms, or Hungarian points, where a foul can take the run away, H-9.9), mean and 95 % interval;
+  also the net points (minus what fouls hand the opponent);
+* success rate per shot: the shot scored (``Outcome.shot_value > 0``: a carom, or any Hungarian
+  points), with its 95 % Wilson interval; foul rate per shot, likewise;
+* shots per inning; seconds per decision (wall time of the planning calls per state planned,
+  padding rows included; the first call of each discipline compiles, is timed apart and repeated);
+* games: winner, game length in innings (the most innings either player began), the general
+  average (points over innings) per agent, with intervals.
+
+All unfinished innings (or games) are planned together each round: one ``plan_batch`` call of a
+fixed size (search: chunks of at most ``--search-shots`` simulated shots per call) and one
+``agents.execute`` call padded to ``--batch`` rows, so one compilation serves every round. Each
+inning's (game's) randomness comes from its own key, derived from ``--seed``: the run is
+deterministic, and every agent (and every rule setting) meets the same layouts and the same
+noise draws, shot for shot (common random numbers, for fairer comparisons).
+
+Writes under ``--out``: ``summary.csv`` (one row per agent), ``innings.csv``, ``shots.csv``,
+``games.csv`` and ``games_summary.csv`` (with ``--games``), ``summary.json``, ``evaluate.png``
+(and ``games.png``).
+
+    python -m experiments.evaluate --discipline three_cushion --agents random geometric search
+    python -m experiments.evaluate --discipline hungarian_1000 --agents "search:candidates=256,trials=4" \\
+        --innings 50 --games 10 --distance 300 --noise 1
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import json
+import os
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from tqdm.auto import tqdm
+
+import rules as rules_lib
+from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
+from agents.base import shot_array, shot_from_array
+from agents.layouts import random_states_for
+from experiments.common import (
+    SPEC_HELP, AgentSpecError, agent_budget, check_discipline, machine_info, make_agent, mean_ci, parse_agent_spec, ratio_ci,
+    setup, wilson, write_csv,
+)
+
+BATCH = 128  # rows per execute call (padded): one compiled simulation and referee
+SEARCH_SHOTS = 8192  # simulated shots per search planning call, at most (memory)
+GEOMETRIC_CHUNK = 16  # states per geometric planning call (its line tables are large)
+SHOT_FIELDS = ("V0", "phi", "theta", "a", "b")
+
+
+# --- rows of game states on the host -----------------------------------------------------------
+
+def to_host(tree):
+    """Every leaf as a NumPy array (states kept between rounds, indexed without compiling)."""
+    return jax.tree_util.tree_map(np.asarray, tree)
+
+
+def take_rows(tree, rows):
+    return jax.tree_util.tree_map(lambda x: x[rows], tree)
+
+
+def pad_rows(tree, size: int):
+    """Repeat the last row of every leaf up to ``size`` rows."""
+    def one(x):
+        x = np.asarray(x)
+        extra = size - x.shape[0]
+        return np.concatenate([x, np.repeat(x[-1:], extra, axis=0)]) if extra > 0 else x
+    return jax.tree_util.tree_map(one, tree)
+
+
+def put_rows(tree, rows, values):
+    """A copy of ``tree`` with ``rows`` replaced by ``values``."""
+    def one(x, v):
+        x = np.array(x)
+        x[rows] = np.asarray(v)
+        return x
+    return jax.tree_util.tree_map(one, tree, values)
+
+
+@jax.jit
+def _shot_keys(row_keys, shot):
+    """(N, 2, 2): per row, the planning and the noise key of its shot number ``shot``."""
+    return jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, shot)))(row_keys)
+
+
+@functools.partial(jax.jit, static_argnames=("noise",))
+def _with_noise(shots, keys, params, noise: ExecutionNoise):
+    """Each shot with its own noise draw (so a row's luck does not depend on the others)."""
+    return jax.vmap(lambda s, k: noise.apply(s, k, params))(shots, keys)
+
+
+@jax.jit
+def _start_states(game, keys, breakers, params):
+    return jax.vmap(lambda k, b: rules_lib.init_game(game, k, params, breaker=b))(keys, breakers)
+
+
+def row_keys(seed: int, stream: int, n: int):
+    """(n, 2): one key per inning or game."""
+    return jax.random.split(jax.random.fold_in(jax.random.PRNGKey(seed), stream), n)
+
+
+def first_states(game, params, n: int, start: str, keys, breakers=None):
+    """n game states on the host: random legal layouts (player 0 to shoot) or the starting
+    position (``breakers`` to break; player 0 by default)."""
+    if start == "random":
+        return to_host(random_states_for(game, jnp.asarray(keys)[:n], params))
+    if start != "start":
+        raise ValueError(f"start must be 'random' or 'start', got {start!r}")
+    breakers = np.zeros(n, np.int32) if breakers is None else np.asarray(breakers, np.int32)
+    return to_host(_start_states(game, keys, jnp.asarray(breakers), params))
+
+
+# --- players -----------------------------------------------------------------------------------
+
+def plan_chunk(agent, batch: int, search_shots: int = SEARCH_SHOTS) -> int:
+    """States per planning call: the search as many as ``search_shots`` simulated shots allow,
+    the geometric agent ``GEOMETRIC_CHUNK``, the others a whole batch."""
+    if isinstance(agent, SearchAgent):
+        cfg = agent.config
+        per_state = max(cfg.candidates * cfg.trials, cfg.refine_parents * cfg.refine_children * cfg.round2_trials)
+        return max(1, min(batch, search_shots // per_state))
+    if isinstance(agent, GeometricAgent):
+        return min(batch, GEOMETRIC_CHUNK)
+    return batch
+
+
+@dataclasses.dataclass
+class Player:
+    """An agent under its spec's label, planning in calls of ``chunk`` states, with its timing."""
+
+    label: str
+    agent: object
+    chunk: int
+    plan_seconds: float = 0.0
+    planned_rows: int = 0
+    first_call_seconds: float = 0.0
+    decisions: int = 0
+    warm: set = dataclasses.field(default_factory=set)
+
+    def decide(self, game, states, params, keys):
+        """(n, 5) NumPy array of planned shots for n host states; keys (n, 2)."""
+        n = int(np.shape(keys)[0])
+        out = []
+        for start in range(0, n, self.chunk):
+            m = min(self.chunk, n - start)
+            part = pad_rows(take_rows(states, slice(start, start + m)), self.chunk)
+            part_keys = pad_rows(np.asarray(keys[start:start + m]), self.chunk)
+            if game.discipline not in self.warm:  # the first call compiles: timed apart, then repeated
+                t0 = time.perf_counter()
+                jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
+                self.first_call_seconds += time.perf_counter() - t0
+                self.warm.add(game.discipline)
+            t0 = time.perf_counter()
+            shots = jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
+            self.plan_seconds += time.perf_counter() - t0
+            self.planned_rows += self.chunk
+            out.append(np.asarray(shot_array(shots))[:m])
+        self.decisions += n
+        return np.concatenate(out) if out else np.zeros((0, 5))
+
+    def counters(self) -> tuple:
+        return (self.plan_seconds, self.planned_rows, self.decisions)
+
+    def timing(self, since=(0.0, 0, 0)) -> dict:
+        """Seconds per decision: planning time per state planned (padding rows included),
+        compilation left out; over the decisions made since the ``counters()`` given."""
+        seconds, rows, decisions = (a - b for a, b in zip(self.counters(), since))
+        return dict(seconds_per_decision=seconds / rows if rows else float("nan"), decisions=decisions,
+                    first_call_seconds=self.first_call_seconds, budget=agent_budget(self.agent))
+
+
+def make_player(spec: str, noise: float, batch: int = BATCH, search_shots: int = SEARCH_SHOTS) -> Player:
+    agent = make_agent(spec, noise)
+    return Player(parse_agent_spec(spec).text, agent, plan_chunk(agent, batch, search_shots))
+
+
+# --- one round: plan, add noise, simulate, referee -------------------------------------------
+
+def play_round(players, seats, game, params, states, keys, noise: float, batch: int = BATCH):
+    """One shot for each of n host states: planned, played with noise, simulated, refereed.
+
+    players: the Players; seats: (n,) which of them shoots in each row; keys: (n, 2, 2) each
+    row's planning and noise keys. Returns (planned shots (n, 5), next states and outcomes on
+    the host, and the simulations as ``(first row, ShotResult of --batch rows)`` pairs, for
+    whoever wants to draw a shot).
+    """
+    keys = np.asarray(keys)
+    n = keys.shape[0]
+    planned = np.zeros((n, 5))
+    for j, player in enumerate(players):
+        mine = np.nonzero(seats == j)[0]
+        if mine.size:
+            planned[mine] = player.decide(game, take_rows(states, mine), params, keys[mine, 0])
+    noise_model = ExecutionNoise(float(noise)) if noise > 0 else None
+    nexts, outs, results = [], [], []
+    for start in range(0, n, batch):
+        m = min(batch, n - start)
+        rows = slice(start, start + m)
+        sub = pad_rows(take_rows(states, rows), batch)
+        shots = shot_from_array(jnp.asarray(pad_rows(planned[rows], batch)))
+        if noise_model is not None:
+            shots = _with_noise(shots, jnp.asarray(pad_rows(keys[rows, 1], batch)), params, noise_model)
+        result, nxt, out, _ = execute(game, sub, shots, params, pad_to=batch)
+        nexts.append(take_rows(to_host(nxt), slice(0, m)))
+        outs.append(take_rows(to_host(out), slice(0, m)))
+        results.append((start, result))
+    cat = lambda trees: jax.tree_util.tree_map(lambda *x: np.concatenate(x), *trees)  # noqa: E731
+    return planned, cat(nexts), cat(outs), results
+
+
+def shot_records(part, labels, rows, shot, states, outcomes, planned):
+    """One dict per shot played: who, what was planned, what the referee said."""
+    shooter = np.asarray(states.current_player)
+    points = np.asarray(outcomes.points)
+    mine = points[np.arange(len(shooter)), shooter]  # agents.shooter_points, on the host
+    net = mine - points[np.arange(len(shooter)), 1 - shooter]  # agents.net_points
+    records = []
+    for i, row in enumerate(rows):
+        reason = rules_lib.Reason(int(outcomes.reason[i]))
+        records.append(dict(
+            part=part, agent=labels[i], row=int(row), shot=int(shot), shooter=int(shooter[i]),
+            points=int(mine[i]), net_points=int(net[i]), shot_value=int(outcomes.shot_value[i]),
+            success=bool(outcomes.shot_value[i] > 0), foul=bool(outcomes.foul[i]), reason=reason.name.lower(),
+            turn_passes=bool(outcomes.turn_passes[i]), game_over=bool(outcomes.game_over[i]),
+            **{f: float(planned[i, k]) for k, f in enumerate(SHOT_FIELDS)},
+        ))
+    return records
+
+
+# --- innings -----------------------------------------------------------------------------------
+
+def run_innings(player: Player, game, params, n: int, *, start: str = "random", noise: float = 1.0,
+                max_shots: int = 20, seed: int = 0, stream: int = 0, batch: int = BATCH, progress: bool = True):
+    """n innings of one player (see the module docstring). Returns (inning rows, shot rows)."""
+    keys = row_keys(seed, 2 * stream, n)
+    states = first_states(game, params, n, start, keys)
+    shooter = np.asarray(states.current_player).copy()
+    active = np.ones(n, bool)
+    points = np.zeros(n, int)
+    net = np.zeros(n, int)
+    shots = np.zeros(n, int)
+    fouls = np.zeros(n, int)
+    successes = np.zeros(n, int)
+    ended = np.array(["capped"] * n, dtype=object)
+    shot_rows = []
+    bar = tqdm(total=n, desc=f"{player.label} innings", unit="inning", disable=not progress, leave=False)
+    for s in range(max_shots):
+        rows = np.nonzero(active)[0]
+        if rows.size == 0:
+            break
+        bar.set_postfix(shot=s + 1, playing=rows.size)
+        k = np.asarray(_shot_keys(keys, s))[rows]
+        sub = take_rows(states, rows)
+        planned, nxt, out, _ = play_round([player], np.zeros(rows.size, int), game, params, sub, k, noise, batch)
+        records = shot_records("inning", [player.label] * rows.size, rows, s, sub, out, planned)
+        shot_rows += records
+        for i, row in enumerate(rows):
+            points[row] += records[i]["points"]
+            net[row] += records[i]["net_points"]
+            shots[row] += 1
+            fouls[row] += records[i]["foul"]
+            successes[row] += records[i]["success"]
+        over = np.asarray(out.game_over) | (np.asarray(nxt.current_player) != shooter[rows])
+        ended[rows[over]] = np.where(np.asarray(out.game_over)[over], "game_over", "turn_passed")
+        states = put_rows(states, rows, nxt)
+        active[rows[over]] = False
+        bar.update(int(over.sum()))
+    bar.close()
+    inning_rows = [dict(part="inning", agent=player.label, inning=i, start=start, shots=int(shots[i]),
+                        points=int(points[i]), net_points=int(net[i]), successes=int(successes[i]),
+                        fouls=int(fouls[i]), ended=str(ended[i]), capped=bool(ended[i] == "capped"))
+                   for i in range(n)]
+    return inning_rows, shot_rows
+
+
+def rate(k: int, n: int) -> dict:
+    low, high = wilson(k, n)
+    return dict(value=k / n if n else float("nan"), low=low, high=high)
+
+
+def shot_stats(shot_rows) -> dict:
+    """Success and foul rates per shot with Wilson intervals."""
+    n = len(shot_rows)
+    k = sum(r["success"] for r in shot_rows)
+    f = sum(r["foul"] for r in shot_rows)
+    invalid = sum(r["reason"] == "invalid_shot" for r in shot_rows)
+    s, fr = rate(k, n), rate(f, n)
+    return dict(shots=n, successes=k, success_rate=s["value"], success_low=s["low"], success_high=s["high"],
+                fouls=f, foul_rate=fr["value"], foul_low=fr["low"], foul_high=fr["high"], invalid_shots=invalid)
+
+
+def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0, 0), **context) -> dict:
+    """One agent's summary row over its innings."""
+    pts = mean_ci([r["points"] for r in inning_rows])
+    net = mean_ci([r["net_points"] for r in inning_rows])
+    spi = mean_ci([r["shots"] for r in inning_rows])
+    row = dict(agent=player.label, **context, innings=len(inning_rows),
+               points_per_inning=pts[0], points_low=pts[1], points_high=pts[2],
+               net_points_per_inning=net[0], net_low=net[1], net_high=net[2],
+               shots_per_inning=spi[0], shots_low=spi[1], shots_high=spi[2],
+               capped_innings=sum(r["capped"] for r in inning_rows))
+    row.update(shot_stats(shot_rows))
+    row.update(player.timing(since))
+    return row
+
+
+# --- games -------------------------------------------------------------------------------------
+
+def board_scores(game, states):
+    """(n, 2) points on the board: recorded, plus the Hungarian pending run (H-9.9)."""
+    scores = np.array(states.scores, int)
+    if game.is_hungarian:
+        n = scores.shape[0]
+        scores[np.arange(n), np.asarray(states.current_player)] += np.asarray(states.run)
+    return scores
+
+
+def run_games(players, game, params, n: int, *, noise: float = 1.0, max_shots: int = 2000, seed: int = 0,
+              stream: int = 1, batch: int = BATCH, progress: bool = True):
+    """n games: ``players`` is [agent] (it plays both sides) or [agent, opponent] (player 0 and
+    player 1). Returns (game rows, inning rows, shot rows)."""
+    if len(players) not in (1, 2):
+        raise ValueError("games need one player (both sides) or two")
+    keys = row_keys(seed, 2 * stream + 1, n)
+    breakers = np.arange(n) % 2
+    states = first_states(game, params, n, "start", keys, breakers)
+    seat = np.zeros((n, 2), int) if len(players) == 1 else np.tile([0, 1], (n, 1))
+    labels = [[players[seat[g, p]].label for p in (0, 1)] for g in range(n)]
+    active = np.ones(n, bool)
+    shots = np.zeros(n, int)
+    open_points = np.zeros(n, int)
+    open_net = np.zeros(n, int)
+    open_shots = np.zeros(n, int)
+    open_from = np.zeros(n, int)
+    inning_rows, shot_rows = [], []
+    bar = tqdm(total=n, desc=" vs ".join(p.label for p in players) + " games", unit="game",
+               disable=not progress, leave=False)
+    for s in range(max_shots):
+        rows = np.nonzero(active)[0]
+        if rows.size == 0:
+            break
+        bar.set_postfix(shot=s + 1, playing=rows.size)
+        sub = take_rows(states, rows)
+        current = np.asarray(sub.current_player)
+        k = np.asarray(_shot_keys(keys, s))[rows]
+        planned, nxt, out, _ = play_round(players, seat[rows, current], game, params, sub, k, noise, batch)
+        records = shot_records("game", [labels[r][c] for r, c in zip(rows, current)], rows, s, sub, out, planned)
+        shot_rows += records
+        over = np.asarray(out.game_over)
+        inning_over = over | (np.asarray(nxt.current_player) != current)
+        for i, row in enumerate(rows):
+            open_points[row] += records[i]["points"]
+            open_net[row] += records[i]["net_points"]
+            open_shots[row] += 1
+            if inning_over[i]:
+                inning_rows.append(dict(part="game", agent=labels[row][current[i]], game=int(row),
+                                        player=int(current[i]), first_shot=int(open_from[row]),
+                                        shots=int(open_shots[row]), points=int(open_points[row]),
+                                        net_points=int(open_net[row])))
+                open_points[row], open_net[row], open_shots[row], open_from[row] = 0, 0, 0, s + 1
+        shots[rows] += 1
+        states = put_rows(states, rows, nxt)
+        active[rows[over]] = False
+        bar.update(int(over.sum()))
+    bar.close()
+    scores = board_scores(game, states)
+    innings = np.asarray(states.innings)
+    game_rows = []
+    for g in range(n):
+        finished = bool(states.game_over[g])
+        winner = int(states.winner[g]) if finished else -1
+        draw = bool(states.draw[g]) if finished else False
+        game_rows.append(dict(
+            game=g, player0=labels[g][0], player1=labels[g][1], breaker=int(breakers[g]), finished=finished,
+            winner=winner, winner_agent=labels[g][winner] if winner >= 0 else ("draw" if draw else "unfinished"),
+            draw=draw, score0=int(scores[g, 0]), score1=int(scores[g, 1]), innings0=int(innings[g, 0]),
+            innings1=int(innings[g, 1]), length_innings=int(innings[g].max()), shots=int(shots[g]),
+            average0=float(scores[g, 0] / max(1, innings[g, 0])), average1=float(scores[g, 1] / max(1, innings[g, 1])),
+            distance=int(game.distance),
+        ))
+    return game_rows, inning_rows, shot_rows
+
+
+def game_summary(players, game_rows, inning_rows, shot_rows, since=None, **context) -> list:
+    """One row per agent over the games: wins, game length (finished games), general average
+    (points over innings, every game), per-shot rates. In self-play (one player) ``wins`` counts
+    the games the breaker won."""
+    out = []
+    finished = [g for g in game_rows if g["finished"]]
+    length = mean_ci([g["length_innings"] for g in finished])
+    breaker_wins = sum(g["winner"] == g["breaker"] for g in finished)
+    for j, player in enumerate(players):
+        label = player.label
+        seats = [(g, p) for g in game_rows for p in (0, 1) if g[f"player{p}"] == label]
+        wins = breaker_wins if len(players) == 1 else sum(g["winner_agent"] == label for g in game_rows)
+        win = rate(wins, len(finished))
+        avg = ratio_ci([g[f"score{p}"] for g, p in seats], [g[f"innings{p}"] for g, p in seats])
+        pts = mean_ci([r["points"] for r in inning_rows if r["agent"] == label])
+        row = dict(agent=label, **context, games=len(game_rows), finished=len(finished),
+                   unfinished=len(game_rows) - len(finished), draws=sum(g["draw"] for g in game_rows),
+                   wins=wins, win_rate=win["value"], win_low=win["low"], win_high=win["high"],
+                   breaker_wins=breaker_wins,
+                   length_innings=length[0], length_low=length[1], length_high=length[2],
+                   general_average=avg[0], average_low=avg[1], average_high=avg[2],
+                   points_per_inning=pts[0], points_low=pts[1], points_high=pts[2])
+        row.update(shot_stats([r for r in shot_rows if r["agent"] == label]))
+        row.update(player.timing(since[j] if since else (0.0, 0, 0)))
+        out.append(row)
+    return out
+
+
+# --- plots -------------------------------------------------------------------------------------
+
+def _bars(ax, labels, values, lows, highs, colour=None, offset=0.0, width=0.8, label=None):
+    values = np.asarray(values, float)
+    err = np.array([np.nan_to_num(values - np.asarray(lows, float)), np.nan_to_num(np.asarray(highs, float) - values)])
+    err = np.clip(err, 0, None)
+    x = np.arange(len(labels)) + offset
+    ax.bar(x, values, width, yerr=err, capsize=3, color=colour, label=label)
+    ax.set_xticks(np.arange(len(labels)))
+    ax.set_xticklabels([_short(s) for s in labels], fontsize=8, rotation=15)
+
+
+def _short(label: str, width: int = 26) -> str:
+    """A plot label: a learned agent by its model's file name, anything long cut to ``width``."""
+    if label.startswith("learned:"):
+        label = "learned:" + os.path.splitext(os.path.basename(label[len("learned:"):]))[0]
+    return label if len(label) <= width else label[: width - 1] + "\u2026"
+
+
+def plot_innings(path, rows, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [r["agent"] for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+    _bars(axes[0], labels, [r["points_per_inning"] for r in rows], [r["points_low"] for r in rows],
+          [r["points_high"] for r in rows], "#4f81bd")
+    axes[0].set_ylabel("points per inning (95 % interval)")
+    axes[0].axhline(0, color="black", lw=0.8)
+    _bars(axes[1], labels, [r["success_rate"] for r in rows], [r["success_low"] for r in rows],
+          [r["success_high"] for r in rows], "#9bbb59", -0.2, 0.4, "success")
+    _bars(axes[1], labels, [r["foul_rate"] for r in rows], [r["foul_low"] for r in rows],
+          [r["foul_high"] for r in rows], "#c0504d", 0.2, 0.4, "foul")
+    axes[1].set_ylim(0, 1.05)
+    axes[1].set_ylabel("rate per shot (95 % Wilson interval)")
+    axes[1].legend(fontsize=8)
+    _bars(axes[2], labels, [r["shots_per_inning"] for r in rows], [r["shots_low"] for r in rows],
+          [r["shots_high"] for r in rows], "#8064a2")
+    axes[2].set_ylabel("shots per inning (95 % interval)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_games(path, rows, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [r["agent"] for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+    _bars(axes[0], labels, [r["length_innings"] for r in rows], [r["length_low"] for r in rows],
+          [r["length_high"] for r in rows], "#4f81bd")
+    axes[0].set_ylabel("game length, innings (finished games, 95 %)")
+    _bars(axes[1], labels, [r["general_average"] for r in rows], [r["average_low"] for r in rows],
+          [r["average_high"] for r in rows], "#9bbb59")
+    axes[1].set_ylabel("general average, points per inning (95 %)")
+    _bars(axes[2], labels, [r["win_rate"] for r in rows], [r["win_low"] for r in rows],
+          [r["win_high"] for r in rows], "#c0504d")
+    axes[2].set_ylim(0, 1.05)
+    axes[2].set_ylabel("games won (95 % Wilson; self-play: by the breaker)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- the command -------------------------------------------------------------------------------
+
+def parse_rule_options(items) -> dict:
+    """``["scoring_mode=2", "pure_carom_limit=false"]`` -> {scoring_mode: 2, pure_carom_limit: False}."""
+    options = {}
+    for item in items or ():
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"rule option {item!r} is not NAME=VALUE")
+        text = value.strip().lower()
+        if text in ("true", "false"):
+            options[name.strip()] = text == "true"
+        else:
+            try:
+                number = float(text)
+            except ValueError:
+                raise ValueError(f"rule option {name.strip()} needs a number or true/false, got {value!r}") from None
+            options[name.strip()] = int(number) if number == int(number) and "." not in text else number
+    return options
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.evaluate", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1] + "\n" + SPEC_HELP)
+    parser.add_argument("--discipline", default="three_cushion", choices=rules_lib.DISCIPLINES)
+    parser.add_argument("--agents", nargs="+", default=["random", "geometric", "search"], metavar="SPEC",
+                        help="agents to evaluate (specs, see below)")
+    parser.add_argument("--innings", type=int, default=100, help="innings per agent (0: none)")
+    parser.add_argument("--from", dest="start", choices=("random", "start"), default="random",
+                        help="innings start from random legal layouts or the starting position")
+    parser.add_argument("--max-shots", type=int, default=20, help="an inning is capped after this many shots")
+    parser.add_argument("--games", type=int, default=0, help="whole games per agent (0: none)")
+    parser.add_argument("--opponent", default=None, metavar="SPEC",
+                        help="games: this agent plays player 1 against each agent (default: self-play)")
+    parser.add_argument("--distance", type=int, default=None,
+                        help="distance of the --games (default: the discipline's); innings keep the game's own")
+    parser.add_argument("--max-game-shots", type=int, default=2000, help="a game is stopped after this many shots")
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                        help="a rule option (rules.make_rules), repeatable, e.g. --rule scoring_mode=2")
+    parser.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
+    parser.add_argument("--batch", type=int, default=BATCH, help="rows per simulation call (padded)")
+    parser.add_argument("--search-shots", type=int, default=SEARCH_SHOTS,
+                        help="simulated shots per search planning call, at most (bounds memory)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results/evaluate", help="results folder")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return parser
+
+
+def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, games=0, opponent=None,
+             distance=None, max_game_shots=2000, rule_options=None, noise=1.0, batch=BATCH,
+             search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None):
+    """Run the evaluation; returns a dict of row lists (``summary``, ``innings``, ``shots``,
+    ``games``, ``games_summary``) and the settings. ``players`` may pass ready ``Player``s (by
+    label) to reuse their compiled functions and timing."""
+    options = dict(rule_options or {})
+    game, params = setup(discipline, **options)  # innings: the game's own distance
+    if distance is not None:  # games only: a reduced distance
+        options["distance"] = distance
+    games_rules, _ = setup(discipline, **options)
+    players = {} if players is None else players
+
+    def player(spec):
+        label = parse_agent_spec(spec).text
+        if label not in players:
+            players[label] = make_player(spec, noise, batch, search_shots)
+        check_discipline(players[label].agent, label, discipline)
+        return players[label]
+
+    evaluated = [player(s) for s in specs]
+    rival = player(opponent) if opponent else None
+    context = dict(discipline=discipline, noise=noise)
+    out = dict(summary=[], innings=[], shots=[], games=[], games_summary=[], game_innings=[])
+    for p in evaluated:
+        if innings > 0:
+            since = p.counters()
+            rows, shots = run_innings(p, game, params, innings, start=start, noise=noise, max_shots=max_shots,
+                                      seed=seed, batch=batch, progress=progress)
+            out["summary"].append(inning_summary(p, rows, shots, since, **context, start=start))
+            out["innings"] += rows
+            out["shots"] += shots
+        if games > 0:
+            seats = [p] if rival is None or rival is p else [p, rival]
+            since = [q.counters() for q in seats]
+            g_rows, i_rows, s_rows = run_games(seats, games_rules, params, games, noise=noise, max_shots=max_game_shots,
+                                               seed=seed, batch=batch, progress=progress)
+            for r in g_rows + i_rows + s_rows:
+                r["evaluated"] = p.label
+            summary = game_summary(seats, g_rows, i_rows, s_rows, since, **context)
+            for r in summary:
+                r["evaluated"] = p.label
+            out["games"] += g_rows
+            out["game_innings"] += i_rows
+            out["games_summary"] += summary
+            out["shots"] += s_rows
+    out["settings"] = dict(discipline=discipline, agents=[p.label for p in evaluated],
+                           opponent=rival.label if rival else None, rule_options=options,
+                           distance=int(games_rules.distance), noise=noise, innings=innings, start=start,
+                           max_shots=max_shots, games=games, max_game_shots=max_game_shots, batch=batch,
+                           search_shots=search_shots, seed=seed,
+                           search_configs={p.label: dataclasses.asdict(p.agent.config) for p in evaluated
+                                           if isinstance(p.agent, SearchAgent)})
+    return out
+
+
+def write_results(out_dir, result, seconds, name="evaluate"):
+    os.makedirs(out_dir, exist_ok=True)
+    write_csv(os.path.join(out_dir, "summary.csv"), result["summary"])
+    write_csv(os.path.join(out_dir, "innings.csv"), result["innings"] + result["game_innings"])
+    write_csv(os.path.join(out_dir, "shots.csv"), result["shots"])
+    write_csv(os.path.join(out_dir, "games.csv"), result["games"])
+    write_csv(os.path.join(out_dir, "games_summary.csv"), result["games_summary"])
+    settings = result["settings"]
+    summary = dict(settings=settings, summary=result["summary"], games_summary=result["games_summary"],
+                   games=result["games"], execution_noise_std=dataclasses.asdict(ExecutionNoise(settings["noise"])),
+                   machine=machine_info(), seconds=seconds)
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2, default=float)
+    where = f"{settings['discipline']}, noise {settings['noise']:g}"
+    if result["summary"]:
+        plot_innings(os.path.join(out_dir, f"{name}.png"), result["summary"],
+                     f"{where}: {settings['innings']} innings from "
+                     f"{'random layouts' if settings['start'] == 'random' else 'the starting position'}, "
+                     f"at most {settings['max_shots']} shots")
+    if result["games_summary"]:
+        plot_games(os.path.join(out_dir, "games.png"), result["games_summary"],
+                   f"{where}: {settings['games']} games to {settings['distance']}")
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        for spec in args.agents + ([args.opponent] if args.opponent else []):
+            parse_agent_spec(spec)
+        options = parse_rule_options(args.rule)
+        setup(args.discipline, **options, **({} if args.distance is None else dict(distance=args.distance)))
+    except (AgentSpecError, ValueError) as e:
+        parser.error(str(e))
+    if args.innings < 0 or args.games < 0 or args.innings + args.games == 0:
+        parser.error("ask for some --innings or --games")
+    if args.max_shots < 1 or args.max_game_shots < 1 or args.batch < 1 or args.noise < 0:
+        parser.error("--max-shots, --max-game-shots and --batch must be >= 1, --noise >= 0")
+    t0 = time.perf_counter()
+    try:
+        result = evaluate(args.discipline, args.agents, innings=args.innings, start=args.start,
+                          max_shots=args.max_shots, games=args.games, opponent=args.opponent,
+                          distance=args.distance, max_game_shots=args.max_game_shots, rule_options=options,
+                          noise=args.noise, batch=args.batch, search_shots=args.search_shots, seed=args.seed,
+                          progress=not args.no_progress)
+    except AgentSpecError as e:
+        parser.error(str(e))
+    seconds = time.perf_counter() - t0
+    write_results(args.out, result, seconds)
+    for r in result["summary"]:
+        print(f"{r['agent']}: {r['points_per_inning']:.2f} points per inning [{r['points_low']:.2f}, "
+              f"{r['points_high']:.2f}], success {r['success_rate']:.3f}, fouls {r['foul_rate']:.3f}, "
+              f"{r['shots_per_inning']:.2f} shots per inning, {r['seconds_per_decision']:.3g} s per decision")
+    for r in result["games_summary"]:
+        print(f"games {r['evaluated']} ({r['agent']}): {r['finished']}/{r['games']} finished, "
+              f"{r['length_innings']:.1f} innings, general average {r['general_average']:.2f}, wins {r['wins']}")
+    print(f"wrote {args.out}/ in {seconds:.0f} s")
+    return result
+
+
+if __name__ == "__main__":
+    main()

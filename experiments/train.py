@@ -1,0 +1,385 @@
+"""Train a PPO or SAC agent on a discipline's "shot" mode and compare it with the random player.
+
+One episode is one shot from a random legal layout (or, with ``--start-probability``, the
+discipline's starting position); the reward is the official points of the shot for the shooter
+(``--zero-sum``: minus the points it hands the opponent, e.g. a Hungarian foul). The environments
+run batched in JAX (``billiards_env.sb3.BilliardsVecEnv``); the policy is a small MLP (torch).
+
+Every ``--eval-every`` timesteps the deterministic policy (``agents.LearnedAgent``, the planner
+that evaluation commands load) plays one shot from each of ``--eval-layouts`` fixed random
+layouts: success rate (the shot scored) with its 95 % Wilson interval and the mean official
+reward. At the end, the trained policy and the random player (``agents.RandomAgent``) play the
+same ``--final-layouts`` fresh random layouts.
+
+Defaults, and why (one-shot episodes are a contextual bandit: the discount and GAE do not matter,
+the return is the shot's reward):
+
+* PPO: 512 environments x 8 steps = 4,096 shots per update (a batched JAX step is cheap, the
+  torch update is not), minibatches of 512, 10 epochs, learning rate 1e-3 falling linearly to 0,
+  initial action std 1 (``log_std_init`` 0: the clipped Gaussian covers the whole [-1, 1] box, so
+  the first rollouts explore like the random player), no entropy bonus, tanh MLPs of two hidden
+  layers of 64 (about 250 kB saved: small enough to commit). Short three-cushion runs (400,000
+  shots) with 4 epochs and 3e-4 learned one shot for every layout (full speed, level cue, a fixed
+  aim) and stopped improving; 10 epochs at 1e-3 kept improving and made the aim depend on the
+  layout.
+* SAC: 64 environments, one update of 8 gradient steps (minibatches of 256) per batched step,
+  replay buffer 200,000, learning starts after 2,048 shots, learning rate 3e-4, automatic entropy
+  coefficient, two hidden layers of 64.
+* torch on ``--threads`` threads (default 1: JAX simulates on the others).
+
+Reward shaping is off by default. ``--shaping carom`` adds to the training reward only
+``--shaping-weight`` times a carom hint (``carom_progress``: 0 without a carom, else growing with
+the cue ball's cushions before it up to the number the discipline asks for), a denser signal than
+the scored shots alone for the disciplines where a carom needs cushions. Evaluation always reports
+the official points and the shots that scored.
+
+Writes under ``--out`` (default ``results/train/<discipline>_<algo>``): the model
+``<discipline>_<algo>.zip`` and its sidecar ``.json`` (``agents.LearnedAgent.load``), the learning
+curve ``curve.csv`` and ``curve.png``, and ``summary.json`` (settings, timings, the final success
+rates with their intervals, the machine). ``--export PATH`` saves the model there too. The policy
+saved is, by default (``--keep best``), the one with the best periodic evaluation (its mean
+official reward: the deterministic policy's success moves by a few points from one update to the
+next); the final comparison is on other, fresh layouts, so it is not biased by that choice.
+
+    python -m experiments.train --discipline three_cushion --algo ppo --timesteps 500000
+    python -m experiments.train --discipline hungarian_1000 --zero-sum --timesteps 20000   # quick
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import time
+
+import jax
+import numpy as np
+from tqdm import tqdm
+
+import rules
+from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
+from agents.learned import LearnedAgent
+from experiments.common import machine_info, mean_ci, wilson, write_csv
+
+ALGOS = ("ppo", "sac")
+SHAPINGS = ("none", "carom")
+EVAL_BATCH = 500  # evaluation shots are simulated in padded batches of this size (one compilation)
+# Per algorithm: n_envs, learning rate, minibatch size (see the module docstring).
+DEFAULTS = {"ppo": dict(n_envs=512, lr=1e-3, batch_size=512), "sac": dict(n_envs=64, lr=3e-4, batch_size=256)}
+
+
+# -- the environment ------------------------------------------------------------------------------
+
+
+def make_venv(args):
+    """The training VecEnv: official rewards, or with the opt-in shaping of ``--shaping``."""
+    from billiards_env.gym_env import host
+    from billiards_env.sb3 import BilliardsVecEnv
+
+    class ShapedVecEnv(BilliardsVecEnv):
+        """``BilliardsVecEnv`` with the opt-in carom hint added to the official reward (which the
+        adapter keeps in ``official_rewards``)."""
+
+        shaping_weight = 0.0
+
+        def shape_reward(self, official, stepped):
+            if not self.shaping_weight:
+                return official
+            carom, cushions = host((stepped.outcome.carom, stepped.outcome.cushions))
+            return official + np.float32(self.shaping_weight) * carom_progress(carom, cushions, self.params)
+
+    venv = ShapedVecEnv(args.discipline, num_envs=args.n_envs, mode="shot", seed=args.seed, lanes=args.lanes,
+                        fused=not args.staged, **env_values(args))
+    venv.shaping_weight = args.shaping_weight if args.shaping == "carom" else 0.0
+    return venv
+
+
+def carom_progress(carom, cushions, env_params) -> np.ndarray:
+    """The opt-in shaping hint, in [0, 1]: 0 without a carom; with one, (1 + the cue ball's
+    cushions before it, at most the number required) / (1 + that number): a direct carom earns
+    1/4 of the hint in three-cushion, a carom after three cushions all of it."""
+    required = float(env_params.rules.cushions_required)
+    done = np.minimum(np.asarray(cushions, np.float32), required)
+    return (np.asarray(carom, np.float32) * (1.0 + done) / (1.0 + required)).astype(np.float32)
+
+
+def env_values(args) -> dict:
+    """The ``EnvParams`` values of training (written into the model's sidecar)."""
+    return dict(noise=args.noise, zero_sum=args.zero_sum, start_probability=args.start_probability)
+
+
+def make_model(args, venv):
+    import torch
+    from stable_baselines3 import PPO, SAC
+    from stable_baselines3.common.utils import LinearSchedule
+
+    lr = LinearSchedule(args.lr, 0.0, 1.0) if args.lr_schedule == "linear" else args.lr
+
+    net = [int(x) for x in args.net.split(",") if x.strip()]
+    if args.algo == "ppo":
+        return PPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.epochs,
+                   learning_rate=lr, gamma=0.99, gae_lambda=0.95, ent_coef=0.0, clip_range=0.2,
+                   seed=args.seed, device="cpu",
+                   policy_kwargs=dict(net_arch=net, log_std_init=0.0, activation_fn=torch.nn.Tanh))
+    return SAC("MlpPolicy", venv, learning_rate=lr, buffer_size=args.buffer, learning_starts=args.learning_starts,
+               batch_size=args.batch_size, train_freq=1, gradient_steps=args.gradient_steps, seed=args.seed,
+               device="cpu", policy_kwargs=dict(net_arch=net))
+
+
+# -- evaluation -----------------------------------------------------------------------------------
+
+
+class Evaluation:
+    """One shot from each of a fixed set of random layouts, played by a planner: success (the
+    shot scored) and the official reward (the env's: the shooter's points, minus the points
+    handed to the opponent with ``zero_sum``)."""
+
+    def __init__(self, env_params, n: int, key, noise: float, zero_sum: bool):
+        self.game = env_params.rules
+        self.params = env_params.physics
+        self.states = random_states(self.game, key, self.params, n)
+        self.n = n
+        self.noise = ExecutionNoise(noise) if noise > 0 else None
+        self.zero_sum = zero_sum
+        self.plan_key, self.noise_key = jax.random.split(jax.random.fold_in(key, 1))
+
+    def run(self, planner) -> dict:
+        points, rewards, fouls = [], [], []
+        for start in range(0, self.n, EVAL_BATCH):
+            part = slice(start, min(self.n, start + EVAL_BATCH))
+            states = jax.tree_util.tree_map(lambda x: x[part], self.states)
+            keys = jax.random.split(jax.random.fold_in(self.plan_key, start), part.stop - part.start)
+            shots = planner.plan_batch(self.game, states, self.params, keys)
+            _, _, outcomes, _ = execute(self.game, states, shots, self.params, key=jax.random.fold_in(self.noise_key, start),
+                                        noise=self.noise, pad_to=EVAL_BATCH)
+            shooter = states.current_player
+            points.append(np.asarray(shooter_points(outcomes, shooter)))
+            rewards.append(np.asarray(net_points(outcomes, shooter) if self.zero_sum else shooter_points(outcomes, shooter)))
+            fouls.append(np.asarray(outcomes.foul))
+        points, rewards, fouls = (np.concatenate(x) for x in (points, rewards, fouls))
+        k = int((points > 0).sum())
+        low, high = wilson(k, self.n)
+        mean, mean_low, mean_high = mean_ci(rewards)
+        return dict(layouts=self.n, successes=k, success_rate=k / self.n, ci_low=low, ci_high=high,
+                    mean_reward=mean, reward_ci_low=mean_low, reward_ci_high=mean_high,
+                    foul_rate=float(fouls.mean()))
+
+
+def make_callback(args, evaluation: Evaluation, agent_of, rows: list, start_time: float):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Progress(BaseCallback):
+        """tqdm progress, the periodic evaluation, the running official training reward, and the
+        wall-time limit (training stops at the first update after it)."""
+
+        def _on_training_start(self):
+            self.bar = tqdm(total=args.timesteps, unit="step", dynamic_ncols=True, smoothing=0.05)
+            self.next_eval = 0
+            self.recent = []
+            self.eval_seconds = 0.0
+            self.best = None  # (mean official reward, timesteps, policy weights) of the best evaluation
+            if args.eval_every > 0:
+                self.evaluate()  # the untrained policy
+
+        def evaluate(self):
+            t0 = time.perf_counter()
+            row = evaluation.run(agent_of(self.model))
+            self.eval_seconds += time.perf_counter() - t0
+            train = float(np.mean(self.recent)) if self.recent else float("nan")
+            row = dict(timesteps=int(self.num_timesteps), seconds=round(time.perf_counter() - start_time, 1),
+                       train_reward=train, **row)
+            rows.append(row)
+            if self.best is None or row["mean_reward"] > self.best[0]:
+                self.best = (row["mean_reward"], row["timesteps"], copy.deepcopy(self.model.policy.state_dict()))
+            self.recent = []
+            self.bar.set_postfix(success=f"{row['success_rate']:.3f}", reward=f"{row['mean_reward']:.2f}")
+            tqdm.write(f"{row['timesteps']:>9d} steps, {row['seconds']:7.0f} s: success {row['successes']}/{row['layouts']}"
+                       f" = {row['success_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
+                       f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, training reward {train:.3f}")
+            write_csv(os.path.join(args.out, "curve.csv"), rows)
+            while self.next_eval <= self.num_timesteps:
+                self.next_eval += args.eval_every
+
+        def _on_rollout_start(self):
+            # after the policy update that ended the last rollout (PPO), so a row is the policy as saved
+            if args.eval_every > 0 and self.num_timesteps >= self.next_eval:
+                self.evaluate()
+
+        def _on_step(self) -> bool:
+            official = getattr(self.training_env, "official_rewards", None)
+            if official is not None:
+                self.recent.append(float(np.mean(official)))
+            self.bar.update(self.num_timesteps - self.bar.n)
+            return args.max_minutes is None or time.perf_counter() - start_time < args.max_minutes * 60
+
+        def _on_training_end(self):
+            self.bar.close()
+
+    return Progress()
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def plot_curve(path, rows, random_row, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = np.array([r["timesteps"] for r in rows], float)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+    ax = axes[0]
+    ax.plot(t, [r["success_rate"] for r in rows], "o-", color="#c0504d", ms=3, label="trained policy (deterministic)")
+    ax.fill_between(t, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], color="#c0504d", alpha=0.2)
+    if random_row is not None:
+        ax.axhline(random_row["success_rate"], color="#7f7f7f", label="random player")
+        ax.axhspan(random_row["ci_low"], random_row["ci_high"], color="#7f7f7f", alpha=0.2)
+    ax.set_xlabel("training timesteps (shots)")
+    ax.set_ylabel("success rate (95 % Wilson interval)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{title}: shots that scored")
+    ax = axes[1]
+    ax.plot(t, [r["mean_reward"] for r in rows], "o-", color="#4f81bd", ms=3, label="evaluation (official points)")
+    train = [r["train_reward"] for r in rows]
+    ax.plot(t, train, ".-", color="#9bbb59", ms=3, label="training rollouts (official points)")
+    if random_row is not None:
+        ax.axhline(random_row["mean_reward"], color="#7f7f7f", label="random player")
+    ax.set_xlabel("training timesteps (shots)")
+    ax.set_ylabel("mean reward per shot")
+    ax.legend(fontsize=8)
+    ax.set_title(f"{title}: official reward")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--discipline", default="three_cushion", choices=list(rules.DISCIPLINES))
+    parser.add_argument("--algo", default="ppo", choices=ALGOS)
+    parser.add_argument("--timesteps", type=int, default=500_000, help="training shots")
+    parser.add_argument("--max-minutes", type=float, help="stop training after this wall time (minutes)")
+    parser.add_argument("--n-envs", type=int, help="environments per batched step (ppo 512, sac 64)")
+    parser.add_argument("--n-steps", type=int, default=8, help="PPO: steps per environment per update")
+    parser.add_argument("--batch-size", type=int, help="minibatch size (ppo 512, sac 256)")
+    parser.add_argument("--epochs", type=int, default=10, help="PPO: epochs per update")
+    parser.add_argument("--lr", type=float, help="learning rate (ppo 1e-3, sac 3e-4)")
+    parser.add_argument("--lr-schedule", default="linear", choices=("linear", "constant"),
+                        help="linear: the learning rate falls to 0 at --timesteps")
+    parser.add_argument("--net", default="64,64", help="hidden layer sizes of the policy and value networks")
+    parser.add_argument("--gradient-steps", type=int, default=8, help="SAC: gradient steps per batched step")
+    parser.add_argument("--buffer", type=int, default=200_000, help="SAC: replay buffer size")
+    parser.add_argument("--learning-starts", type=int, default=2048, help="SAC: shots before the first update")
+    parser.add_argument("--noise", type=float, default=0.0, help="execution noise scale (1: the standard noise)")
+    parser.add_argument("--zero-sum", action="store_true", help="reward minus the points handed to the opponent")
+    parser.add_argument("--start-probability", type=float, default=0.0,
+                        help="share of training episodes from the starting position (evaluation: random layouts)")
+    parser.add_argument("--shaping", default="none", choices=SHAPINGS, help="opt-in reward shaping (training only)")
+    parser.add_argument("--shaping-weight", type=float, default=0.3, help="weight of the carom hint")
+    parser.add_argument("--eval-every", type=int, default=50_000, help="timesteps between evaluations (0: none)")
+    parser.add_argument("--eval-layouts", type=int, default=1000, help="fixed random layouts of the periodic evaluation")
+    parser.add_argument("--keep", default="best", choices=("best", "last"),
+                        help="the policy saved: best periodic evaluation (mean official reward) or the last")
+    parser.add_argument("--final-layouts", type=int, default=2000, help="fresh random layouts of the final comparison")
+    parser.add_argument("--lanes", type=int, default=128, help="physics lanes of the batched step")
+    parser.add_argument("--staged", action="store_true",
+                        help="compile the environment stage by stage (less compile time, slower steps)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="results folder (default results/train/<discipline>_<algo>)")
+    parser.add_argument("--export", help="also save the model here (a .zip path; its .json beside it)")
+    args = parser.parse_args(argv)
+    for name, value in DEFAULTS[args.algo].items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.out is None:
+        args.out = os.path.join("results", "train", f"{args.discipline}_{args.algo}")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.out, exist_ok=True)
+    start_time = time.perf_counter()
+    venv = make_venv(args)
+    model = make_model(args, venv)
+    env_settings = dict(mode="shot", obs_format="flat", rule_options={}, physics_options={}, values=env_values(args))
+
+    def agent_of(m):
+        return LearnedAgent(m, args.discipline, args.algo, env_settings)
+
+    key = jax.random.PRNGKey(args.seed + 1000)
+    evaluation = Evaluation(venv.params, args.eval_layouts, jax.random.fold_in(key, 1),
+                            args.noise, args.zero_sum)
+    rows = []
+    callback = make_callback(args, evaluation, agent_of, rows, start_time)
+    setup_seconds = time.perf_counter() - start_time
+    train_start = time.perf_counter()
+    model.learn(args.timesteps, callback=callback)
+    train_seconds = time.perf_counter() - train_start
+    if not rows or rows[-1]["timesteps"] != model.num_timesteps:
+        callback.evaluate()
+    train_eval_seconds = callback.eval_seconds
+    selected = int(model.num_timesteps)
+    if args.keep == "best" and callback.best is not None:
+        selected = callback.best[1]
+        model.policy.load_state_dict(callback.best[2])
+
+    settings = {k: v for k, v in vars(args).items()}
+    info = dict(timesteps=int(model.num_timesteps), selected_timesteps=selected, train_seconds=round(train_seconds, 1),
+                settings=settings)
+    agent = LearnedAgent(model, args.discipline, args.algo, env_settings, info)
+    name = f"{args.discipline}_{args.algo}"
+    model_path, sidecar_path = agent.save(os.path.join(args.out, name + ".zip"))
+    exported = list(agent.save(args.export)) if args.export else []
+
+    print(f"final comparison on {args.final_layouts} random layouts", flush=True)
+    final_eval = Evaluation(venv.params, args.final_layouts, jax.random.fold_in(key, 2),
+                            args.noise, args.zero_sum)
+    t0 = time.perf_counter()
+    final = final_eval.run(LearnedAgent.load(model_path))
+    random_final = final_eval.run(RandomAgent())
+    final_seconds = time.perf_counter() - t0
+    random_curve = evaluation.run(RandomAgent())
+    for label, row in (("trained", final), ("random", random_final)):
+        print(f"  {label:8s} success {row['successes']}/{row['layouts']} = {row['success_rate']:.4f} "
+              f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}], mean reward {row['mean_reward']:.3f} "
+              f"[{row['reward_ci_low']:.3f}, {row['reward_ci_high']:.3f}], fouls {row['foul_rate']:.3f}")
+
+    training_steps_per_s = model.num_timesteps / max(1e-9, train_seconds - train_eval_seconds)
+    summary = dict(
+        discipline=args.discipline, algorithm=args.algo, timesteps=int(model.num_timesteps), selected_timesteps=selected,
+        final=dict(trained=final, random=random_final, layouts=args.final_layouts,
+                   trained_beats_random=final["ci_low"] > random_final["ci_high"]),
+        periodic_evaluation=dict(layouts=args.eval_layouts, last=rows[-1] if rows else None, random=random_curve),
+        timings=dict(setup_s=round(setup_seconds, 1), train_s=round(train_seconds, 1),
+                     train_evaluation_s=round(train_eval_seconds, 1), final_evaluation_s=round(final_seconds, 1),
+                     training_steps_per_s=round(training_steps_per_s, 1),
+                     total_s=round(time.perf_counter() - start_time, 1)),
+        settings=settings, env=env_settings,
+        reward="official points of the shot for the shooter" + (" minus the points handed to the opponent"
+                                                                 if args.zero_sum else "")
+        + (f"; training adds {args.shaping_weight} x the carom hint (opt-in shaping)" if args.shaping == "carom" else ""),
+        files=dict(model=model_path, sidecar=sidecar_path, exported=exported,
+                   model_bytes=os.path.getsize(model_path)),
+        machine=machine_info(),
+    )
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2, default=float)
+    write_csv(os.path.join(args.out, "curve.csv"), rows)
+    plot_curve(os.path.join(args.out, "curve.png"), rows, random_curve, f"{args.discipline}, {args.algo.upper()}")
+    print(f"wrote {args.out}/ ({model_path}, curve.csv, curve.png, summary.json) in {summary['timings']['total_s']:.0f} s")
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""The evaluation commands end to end on tiny settings, the interval estimates and the agent specs.
+
+Every run shares one compiled simulation and one compiled set of geometric lines: batches padded
+to ``BATCH`` rows, planning calls of ``BATCH`` states, and a search of one candidate per state
+(``BATCH`` simulated shots per planning call, as many as a played batch).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+
+from agents import GeometricAgent, RandomAgent, SearchAgent
+from experiments import evaluate, gallery, rule_variants
+from experiments.common import (
+    AgentSpecError, make_agent, mean_ci, parse_agent_spec, parse_config, ratio_ci, wilson,
+)
+
+BATCH = 8
+SEARCH = "search:candidates=1,trials=1,refine_parents=0,seeds=1"
+SMALL = ["--batch", str(BATCH), "--search-shots", str(BATCH), "--no-progress"]
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def inside(value, low, high, tol=1e-12):
+    value, low, high = float(value), float(low), float(high)
+    return low - tol <= value <= high + tol
+
+
+# --- interval estimates ------------------------------------------------------------------------
+
+def test_wilson_interval_known_values():
+    low, high = wilson(5, 10)  # p = 0.5, n = 10: centre 0.5, the textbook interval
+    assert math.isclose(low, 0.2366, abs_tol=1e-4) and math.isclose(high, 0.7634, abs_tol=1e-4)
+    low, high = wilson(0, 20)
+    assert low == 0.0 and math.isclose(high, 3.8416 / 23.8416, rel_tol=1e-9)  # z^2 / (n + z^2)
+    assert wilson(20, 20)[1] == 1.0 and wilson(20, 20)[0] < 1.0
+    assert wilson(0, 0) == (0.0, 1.0)
+    for k, n in ((1, 3), (7, 50), (49, 50)):
+        low, high = wilson(k, n)
+        assert 0.0 <= low < k / n < high <= 1.0
+
+
+def test_mean_and_ratio_intervals():
+    m, low, high = mean_ci([1.0, 2.0, 3.0])
+    assert m == 2.0 and math.isclose(high - m, 1.96 / math.sqrt(3), rel_tol=1e-12) and math.isclose(m - low, high - m)
+    m, low, high = mean_ci([4.0])
+    assert m == 4.0 and math.isnan(low) and math.isnan(high)
+    assert all(math.isnan(v) for v in mean_ci([]))
+    r, low, high = ratio_ci([2, 4, 6], [1, 2, 3])  # every game exactly 2 points per inning
+    assert r == 2.0 and math.isclose(low, 2.0) and math.isclose(high, 2.0)
+    r, low, high = ratio_ci([1, 5, 3], [2, 2, 2])
+    assert math.isclose(r, 1.5) and low < r < high
+
+
+# --- agent specs -------------------------------------------------------------------------------
+
+def test_agent_specs_build_the_planners():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert make_agent("random:v_max=5").v_max == 5.0
+    assert isinstance(make_agent("geometric"), GeometricAgent)
+    exact, noisy = make_agent("search", 0.0), make_agent("search", 1.0)
+    assert isinstance(exact, SearchAgent) and exact.config == SearchAgent().config
+    assert noisy.config == SearchAgent.for_noise(1.0).config
+    custom = make_agent("search:candidates=512,trials=4", 0.5)
+    assert (custom.config.candidates, custom.config.trials, custom.config.noise) == (512, 4, 0.5)
+    assert make_agent("search:refine_trials=none,random_fraction=0.5", 1.0).config.refine_trials is None
+    assert parse_agent_spec(" learned:/some/where/model.zip ").options == "/some/where/model.zip"
+    assert parse_config("", SearchAgent().config) == SearchAgent().config
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("foo", ["unknown agent 'foo'", "random, geometric, search, learned"]),
+    ("", ["empty agent spec", "search:OPTION=VALUE"]),
+    ("search:bogus=1", ["unknown search option 'bogus'", "candidates", "trials"]),
+    ("search:candidates=abc", ["candidates needs an integer"]),
+    ("search:candidates", ["not NAME=VALUE", "candidates"]),
+    ("geometric:x=1", ["takes no options"]),
+    ("learned:", ["learned:PATH"]),
+    ("random:speed=3", ["unknown random option 'speed'", "v_min, v_max, max_offset"]),
+])
+def test_bad_agent_specs_say_what_is_allowed(spec, words):
+    with pytest.raises(AgentSpecError) as info:
+        parse_agent_spec(spec)
+    for w in words:
+        assert w in str(info.value)
+
+
+def test_bad_option_values_and_a_missing_learned_module(monkeypatch):
+    with pytest.raises(AgentSpecError, match="v_min < v_max"):
+        make_agent("random:v_min=5,v_max=1")
+    with pytest.raises(AgentSpecError, match="trials=1"):
+        make_agent("search:trials=4", 0.0)  # without noise every trial is the same shot
+    with pytest.raises(AgentSpecError, match="learned agent|agents/learned.py"):
+        make_agent("learned:/no/such/model.zip")  # a clear error, with or without agents.learned
+    monkeypatch.setitem(sys.modules, "agents.learned", None)  # the module is absent
+    with pytest.raises(AgentSpecError, match="agents/learned.py"):
+        make_agent("learned:model.zip")
+
+
+def test_commands_refuse_bad_specs_with_the_list(capsys):
+    with pytest.raises(SystemExit):
+        evaluate.main(["--agents", "randomm", "--out", "unused"])
+    assert "random, geometric, search, learned" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rule_variants.main(["--agents", "search:nope=1", "--out", "unused"])
+    assert "unknown search option 'nope'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate.main(["--rule", "scoring_mode=2", "--out", "unused"])  # not a three-cushion option
+    assert "scoring_mode" in capsys.readouterr().err
+
+
+# --- the commands ------------------------------------------------------------------------------
+
+def test_evaluate_innings_and_games(tmp_path):
+    out = tmp_path / "evaluate"
+    agents = ["random", "geometric", SEARCH]
+    evaluate.main(["--discipline", "three_cushion", "--agents", *agents, "--innings", "6", "--max-shots", "3",
+                   "--games", "2", "--distance", "2", "--max-game-shots", "10", "--out", str(out), *SMALL])
+    for name in ("summary.csv", "innings.csv", "shots.csv", "games.csv", "games_summary.csv", "summary.json",
+                 "evaluate.png", "games.png"):
+        assert (out / name).stat().st_size > 0, name
+    summary = read_csv(out / "summary.csv")
+    assert [r["agent"] for r in summary] == agents
+    for r in summary:
+        assert int(r["innings"]) == 6
+        for rate, low, high in (("success_rate", "success_low", "success_high"),
+                                ("foul_rate", "foul_low", "foul_high")):
+            assert 0.0 <= float(r[low]) <= float(r[rate]) <= float(r[high]) <= 1.0
+        assert inside(r["points_per_inning"], r["points_low"], r["points_high"]) or r["points_low"] == "nan"
+        assert 1.0 <= float(r["shots_per_inning"]) <= 3.0
+        assert float(r["seconds_per_decision"]) > 0
+    innings = [r for r in read_csv(out / "innings.csv") if r["part"] == "inning"]
+    shots = read_csv(out / "shots.csv")
+    for agent in agents:
+        mine = [r for r in innings if r["agent"] == agent]
+        assert len(mine) == 6
+        played = [r for r in shots if r["part"] == "inning" and r["agent"] == agent]
+        assert sum(int(r["shots"]) for r in mine) == len(played)
+        assert sum(int(r["points"]) for r in mine) == sum(int(r["points"]) for r in played)
+        for r in mine:  # an inning ends when the turn passes, or is capped
+            assert r["ended"] in ("turn_passed", "game_over", "capped")
+            assert (r["ended"] == "capped") == (int(r["shots"]) == 3 and r["capped"] == "True")
+    games = read_csv(out / "games.csv")
+    assert len(games) == 2 * len(agents)
+    for g in games:
+        if g["finished"] == "True":
+            assert max(int(g["score0"]), int(g["score1"])) >= 2 and g["winner_agent"] != "unfinished"
+        else:
+            assert int(g["shots"]) == 10
+        assert int(g["length_innings"]) == max(int(g["innings0"]), int(g["innings1"]))
+    assert len(read_csv(out / "games_summary.csv")) == len(agents)
+    settings = json.loads((out / "summary.json").read_text())["settings"]
+    assert settings["distance"] == 2 and settings["noise"] == 1.0
+
+
+def test_evaluate_is_deterministic_and_plays_two_agents():
+    common = dict(innings=5, max_shots=2, noise=1.0, batch=BATCH, progress=False)
+    a = evaluate.evaluate("three_cushion", ["random"], seed=3, **common)
+    b = evaluate.evaluate("three_cushion", ["random"], seed=3, **common)
+    c = evaluate.evaluate("three_cushion", ["random"], seed=4, **common)
+    assert a["shots"] == b["shots"] and a["innings"] == b["innings"]
+    assert a["shots"] != c["shots"]
+    duel = evaluate.evaluate("three_cushion", ["random"], opponent="geometric", innings=0, games=2, distance=1,
+                             max_game_shots=6, noise=1.0, batch=BATCH, progress=False)
+    rows = duel["games_summary"]
+    assert [r["agent"] for r in rows] == ["random", "geometric"]
+    assert all(g["player0"] == "random" and g["player1"] == "geometric" for g in duel["games"])
+    shooters = {(r["shooter"], r["agent"]) for r in duel["shots"]}
+    assert shooters <= {(0, "random"), (1, "geometric")}
+
+
+def test_rule_variants_quick(tmp_path):
+    out = tmp_path / "variants"
+    result = rule_variants.main(["--quick", "--groups", "straight_rail", "--agents", "random", "geometric",
+                                 "--innings", "3", "--games", "2", "--max-game-shots", "8", "--out", str(out),
+                                 *SMALL])
+    for name in ("variants.csv", "games.csv", "innings.csv", "summary.json", "rule_variants.png"):
+        assert (out / name).stat().st_size > 0, name
+    rows = read_csv(out / "variants.csv")
+    assert [(r["setting"], r["agent"]) for r in rows] == [
+        ("fields", "random"), ("fields", "geometric"), ("no fields", "random"), ("no fields", "geometric")]
+    for r in rows:
+        assert r["distance"] == "3" and r["full_distance"] == "300"
+        assert 0.0 <= float(r["success_low"]) <= float(r["success_rate"]) <= float(r["success_high"]) <= 1.0
+    assert "REDUCED" in result["settings"]["note"]
+    # Hungarian mode 1 with the pure-carom limit is the default game in two groups: played once.
+    plan = [rule_variants.setting_key(d, o, 100) for _, d, o in rule_variants.GROUPS["hungarian_scoring"][1]]
+    plan += [rule_variants.setting_key(d, o, 100) for _, d, o in rule_variants.GROUPS["hungarian_pure_carom"][1]]
+    assert len(set(plan)) == 4
+
+
+def test_gallery(tmp_path):
+    out = tmp_path / "gallery"
+    index = gallery.main(["--agent", SEARCH, "--layouts", "3", "--top", "1", "--gif-seconds", "0.5",
+                          "--out", str(out), *SMALL])
+    assert [e["rank"] for e in index] == [1, 2]
+    assert index[-1]["where"] == "starting position"
+    saved = json.loads((out / "index.json").read_text())
+    assert len(saved["shots"]) == 2
+    for e in saved["shots"]:
+        for f in e["files"]:
+            assert (out / f).stat().st_size > 0
+        assert any(f.endswith(".gif") for f in e["files"])
+        assert e["call"] and set(e["layout"]) == {"white", "yellow", "red"}
+        assert set(e["shot"]) == {"V0", "phi", "theta", "a", "b"}
+    assert "referee:" in (out / "index.md").read_text()
+    shots = read_csv(out / "shots.csv")
+    assert len(shots) == 4
+    points = sorted((int(r["points"]) for r in shots), reverse=True)
+    assert index[0]["points"] == points[0]  # the best shot comes first
+    assert np.all(np.isfinite([float(r["cue_path_m"]) for r in shots]))
+
+
+def test_demo_lists_its_agents_and_writes_its_table(tmp_path):
+    from experiments import demo
+
+    specs = demo.agent_specs(learned=True)
+    assert specs[:2] == ["random", "geometric"] and specs[-1] == "search"
+    assert demo.agent_specs(learned=False) == ["random", "geometric", "search"]
+    for spec in specs:
+        parse_agent_spec(spec)  # every spec the demo uses is valid
+    row = dict(agent=specs[-1], points_per_inning=2.5, points_low=1.5, points_high=3.5, success_rate=0.7,
+               success_low=0.6, success_high=0.8, foul_rate=0.3, foul_low=0.2, foul_high=0.4,
+               shots_per_inning=3.3, seconds_per_decision=0.5)
+    lines = demo.table([row, dict(row, agent="learned:docs/models/x.zip")])
+    assert len(lines) == 4 and lines[0].count("|") == len(demo.COLUMNS) + 1
+    assert "2.50 [1.50, 3.50]" in lines[2] and "70.0% [60.0%, 80.0%]" in lines[2]
+    assert lines[3].startswith("| learned (PPO) |")
+    index = [dict(rank=1, where="starting position", call="1 (points)", cue_ball_contacts=["red", "yellow"],
+                  files=["shot_01.png"])]
+    demo.write_report(tmp_path, dict(summary=[row]), index, dict(innings=4, noise=1.0, max_shots=10), 3.0)
+    text = (tmp_path / "README.md").read_text()
+    assert "| search |" in text and "gallery/shot_01.png" in text and "red -> yellow" in text
