@@ -54,6 +54,16 @@ class Planner:
     def plan_batch(self, rules, states, params, keys) -> physics.Shot:  # pragma: no cover
         raise NotImplementedError
 
+    def env_actions(self, env_states, env_params, keys):
+        """(S, 9) float32 actions for a batch of the functional environment's states
+        (``billiards_env.State``, leaves (S, ...)): the planned strikes as actions
+        (``billiards_env.actions.from_shot``), the choices left at 0. Shots beyond the action's
+        ranges are clipped into them."""
+        from billiards_env.actions import from_shot
+
+        shots = self.plan_batch(env_params.rules, env_states.game, env_params.physics, keys)
+        return jax.vmap(lambda s: from_shot(s, env_params))(shots)
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 

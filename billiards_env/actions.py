@@ -70,6 +70,26 @@ def to_shot(action, params) -> physics.Shot:
     )
 
 
+def from_shot(shot: physics.Shot, params):
+    """(9,) float32: the action that asks for ``shot`` (the inverse of ``to_shot``), its strike
+    clipped into the action's ranges (speed, elevation, tip disc) and the choices at 0. Lets any
+    planner of ``agents`` drive an environment."""
+    dtype = params.physics.dtype
+    V0, phi, theta, a, b = (jnp.asarray(getattr(shot, f), dtype) for f in ("V0", "phi", "theta", "a", "b"))
+    aim = (phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)) / 180.0  # phi wrapped to (-180, 180]
+    speed = 2.0 * (V0 - params.v_min) / (params.v_max - params.v_min) - 1.0
+    elevation = 2.0 * theta / params.theta_max - 1.0
+    # the disc back onto the square: (u, v) = (a, b) * (|(a, b)| / radius) / max(|a|, |b|)
+    r = jnp.sqrt(a * a + b * b)
+    scale = jnp.minimum(r, params.offset_max) / params.offset_max
+    m = jnp.maximum(jnp.abs(a), jnp.abs(b))
+    u = jnp.where(m > 0, a * scale / jnp.where(m > 0, m, 1.0), 0.0)
+    v = jnp.where(m > 0, b * scale / jnp.where(m > 0, m, 1.0), 0.0)
+    zero = jnp.zeros((), dtype)
+    action = jnp.stack([aim, speed, elevation, u, v, zero, zero, zero, zero])
+    return jnp.clip(action, LOW, HIGH).astype(jnp.float32)
+
+
 def add_noise(shot: physics.Shot, key, params) -> physics.Shot:
     """The shot as executed: Gaussian noise of ``params.noise_std`` on (phi, V0, theta, a, b), then
     kept inside what a cue can do (speed in [0, max_speed], elevation in [0, 89] deg, the tip

@@ -159,3 +159,27 @@ def test_the_position_term_can_be_switched_on():
     state = index_tree(layouts("three_cushion", 1, 3), 0)
     shot = SearchAgent(SMALL, position_weight=0.5).plan(game, state, params, jax.random.PRNGKey(0))
     assert_playable(shot, params)
+
+
+def test_a_planner_drives_the_environment_with_the_shot_it_planned():
+    # Planner.env_actions: the strikes as actions of the functional environment; stepping with
+    # them plays the planned shot (to the float32 precision of an action), the choices left at 0.
+    from billiards_env.actions import from_shot
+    from tests.test_env_support import BATCH, fenv, runner
+
+    env = fenv("three_cushion")
+    run = runner(env, BATCH)
+    params = env.default_params
+    states = run.reset(jax.random.PRNGKey(5), params)
+    keys = jax.random.split(jax.random.PRNGKey(6), BATCH)
+    agent = RandomAgent()
+    planned = agent.plan_batch(params.rules, states.game, params.physics, keys)
+    acts = agent.env_actions(states, params, keys)
+    assert acts.shape == (BATCH, 9) and acts.dtype == jnp.float32
+    assert np.all(np.abs(np.asarray(acts)) <= 1.0) and np.all(np.asarray(acts)[:, 5:] == 0)
+    _, stepped = run.step(states, np.asarray(acts), jax.random.PRNGKey(7), params)  # before any reset
+    for f, tol in (("V0", 1e-5), ("phi", 1e-4), ("theta", 1e-5), ("a", 1e-6), ("b", 1e-6)):
+        np.testing.assert_allclose(np.asarray(getattr(stepped.shot, f)), np.asarray(getattr(planned, f)), atol=tol)
+    # beyond the action's ranges: clipped into them (10 m/s -> v_max, the tip back onto its disc)
+    far = from_shot(physics.Shot(V0=10.0, phi=-190.0, theta=80.0, a=0.55, b=0.0), params)
+    np.testing.assert_allclose(np.asarray(far[:5]), [170.0 / 180.0, 1.0, 1.0, 1.0, 0.0], atol=1e-6)

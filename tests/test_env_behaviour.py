@@ -252,3 +252,13 @@ def test_gymnasium_episodes_repeat_with_the_seed():
 
     a, b = episode(4), episode(4)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_from_shot_inverts_to_shot_inside_the_ranges():
+    p = billiards_env.default_params("three_cushion")
+    x = jax.random.uniform(KEY, (512, 9), minval=-1, maxval=1).at[:, 5:].set(0.0)
+    x = x.at[:4, 3:5].set(jnp.asarray([[1, 1], [-1, 0.3], [0, 0], [0.2, -1.0]]))
+    shots = jax.vmap(actions.to_shot, in_axes=(0, None))(x, p)
+    back = jax.vmap(actions.from_shot, in_axes=(0, None))(shots, p)
+    assert back.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(back), np.asarray(x), atol=2e-6)
