@@ -7,10 +7,6 @@ import numpy as np
 import physics
 import rules
 
-BALL_NAMES = ("white", "yellow", "red")
-BALL_COLOURS = ("#f4f4f0", "#f2c500", "#c8102e")
-
-
 def starting_position(params) -> np.ndarray:
     """The carom starting position (rule C-2.1) with white breaking, as the referee sets it:
     white, yellow, red. (3, 2)."""
