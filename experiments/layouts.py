@@ -7,6 +7,7 @@ import numpy as np
 import physics
 import rules
 
+
 def starting_position(params) -> np.ndarray:
     """The carom starting position (rule C-2.1) with white breaking, as the referee sets it:
     white, yellow, red. (3, 2)."""
