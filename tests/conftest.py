@@ -31,3 +31,15 @@ def energy(velocities, spins, params):
     v2 = np.sum(np.asarray(velocities) ** 2, axis=-1)
     w2 = np.sum(np.asarray(spins) ** 2, axis=-1)
     return np.sum(0.5 * m * v2 + 0.5 * inertia * w2, axis=-1)
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one thread for a module's small networks (the JAX work needs the other cores);
+    request it with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

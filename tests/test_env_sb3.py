@@ -6,7 +6,6 @@ import time
 
 import numpy as np
 import pytest
-import torch
 from stable_baselines3 import PPO, SAC
 
 from billiards_env.sb3 import BilliardsVecEnv
@@ -15,12 +14,7 @@ from tests.test_env_support import BATCH, ENV_IDS
 PPO_STEPS = 10_000
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
