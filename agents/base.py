@@ -77,7 +77,7 @@ def stack_states(states):
 
 
 def index_tree(tree, i):
-    """Row i of every leaf (the i-th state of a batch)."""
+    """Rows ``i`` (an index, a slice or an index array) of every leaf: e.g. the i-th state of a batch."""
     return jax.tree_util.tree_map(lambda x: x[i], tree)
 
 

@@ -58,7 +58,7 @@ from tqdm.auto import tqdm
 
 import rules as rules_lib
 from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
-from agents.base import shot_array, shot_from_array
+from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
 from experiments.common import (
     SPEC_HELP, AgentSpecError, agent_budget, check_discipline, machine_info, make_agent, mean_ci, parse_agent_spec, ratio_ci,
@@ -76,10 +76,6 @@ SHOT_FIELDS = ("V0", "phi", "theta", "a", "b")
 def to_host(tree):
     """Every leaf as a NumPy array (states kept between rounds, indexed without compiling)."""
     return jax.tree_util.tree_map(np.asarray, tree)
-
-
-def take_rows(tree, rows):
-    return jax.tree_util.tree_map(lambda x: x[rows], tree)
 
 
 def pad_rows(tree, size: int):
@@ -166,7 +162,7 @@ class Player:
         out = []
         for start in range(0, n, self.chunk):
             m = min(self.chunk, n - start)
-            part = pad_rows(take_rows(states, slice(start, start + m)), self.chunk)
+            part = pad_rows(index_tree(states, slice(start, start + m)), self.chunk)
             part_keys = pad_rows(np.asarray(keys[start:start + m]), self.chunk)
             if game.discipline not in self.warm:  # the first call compiles: timed apart, then repeated
                 t0 = time.perf_counter()
@@ -213,19 +209,19 @@ def play_round(players, seats, game, params, states, keys, noise: float, batch: 
     for j, player in enumerate(players):
         mine = np.nonzero(seats == j)[0]
         if mine.size:
-            planned[mine] = player.decide(game, take_rows(states, mine), params, keys[mine, 0])
+            planned[mine] = player.decide(game, index_tree(states, mine), params, keys[mine, 0])
     noise_model = ExecutionNoise(float(noise)) if noise > 0 else None
     nexts, outs, results = [], [], []
     for start in range(0, n, batch):
         m = min(batch, n - start)
         rows = slice(start, start + m)
-        sub = pad_rows(take_rows(states, rows), batch)
+        sub = pad_rows(index_tree(states, rows), batch)
         shots = shot_from_array(jnp.asarray(pad_rows(planned[rows], batch)))
         if noise_model is not None:
             shots = _with_noise(shots, jnp.asarray(pad_rows(keys[rows, 1], batch)), params, noise_model)
         result, nxt, out, _ = execute(game, sub, shots, params, pad_to=batch)
-        nexts.append(take_rows(to_host(nxt), slice(0, m)))
-        outs.append(take_rows(to_host(out), slice(0, m)))
+        nexts.append(index_tree(to_host(nxt), slice(0, m)))
+        outs.append(index_tree(to_host(out), slice(0, m)))
         results.append((start, result))
     cat = lambda trees: jax.tree_util.tree_map(lambda *x: np.concatenate(x), *trees)  # noqa: E731
     return planned, cat(nexts), cat(outs), results
@@ -273,7 +269,7 @@ def run_innings(player: Player, game, params, n: int, *, start: str = "random", 
             break
         bar.set_postfix(shot=s + 1, playing=rows.size)
         k = np.asarray(_shot_keys(keys, s))[rows]
-        sub = take_rows(states, rows)
+        sub = index_tree(states, rows)
         planned, nxt, out, _ = play_round([player], np.zeros(rows.size, int), game, params, sub, k, noise, batch)
         records = shot_records("inning", [player.label] * rows.size, rows, s, sub, out, planned)
         shot_rows += records
@@ -363,7 +359,7 @@ def run_games(players, game, params, n: int, *, noise: float = 1.0, max_shots: i
         if rows.size == 0:
             break
         bar.set_postfix(shot=s + 1, playing=rows.size)
-        sub = take_rows(states, rows)
+        sub = index_tree(states, rows)
         current = np.asarray(sub.current_player)
         k = np.asarray(_shot_keys(keys, s))[rows]
         planned, nxt, out, _ = play_round(players, seat[rows, current], game, params, sub, k, noise, batch)
@@ -524,6 +520,16 @@ def parse_rule_options(items) -> dict:
     return options
 
 
+def add_run_arguments(parser, out: str, batch: int = BATCH):
+    """The options every playing command shares: batch, search chunk, seed, results folder, progress."""
+    parser.add_argument("--batch", type=int, default=batch, help="rows per simulation call (padded)")
+    parser.add_argument("--search-shots", type=int, default=SEARCH_SHOTS,
+                        help="simulated shots per search planning call, at most (bounds memory)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=out, help="results folder")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="python -m experiments.evaluate", description=__doc__.split("\n\n")[0],
@@ -545,12 +551,7 @@ def build_parser():
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option (rules.make_rules), repeatable, e.g. --rule scoring_mode=2")
     parser.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
-    parser.add_argument("--batch", type=int, default=BATCH, help="rows per simulation call (padded)")
-    parser.add_argument("--search-shots", type=int, default=SEARCH_SHOTS,
-                        help="simulated shots per search planning call, at most (bounds memory)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/evaluate", help="results folder")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_run_arguments(parser, "results/evaluate")
     return parser
 
 

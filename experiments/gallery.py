@@ -116,7 +116,7 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
     bar = tqdm(total=n, desc=f"{label} shots", unit="shot", disable=not progress)
     for first in range(0, n, batch):
         part = slice(first, min(n, first + batch))
-        sub = ev.take_rows(states, part)
+        sub = index_tree(states, part)
         m = part.stop - part.start
         planned, _, outcomes, results = ev.play_round([player], np.zeros(m, int), game, params, sub,
                                                       shot_keys[part], noise, batch)
@@ -219,12 +219,7 @@ def build_parser():
     parser.add_argument("--noise", type=float, default=0.0, help="execution-noise scale (default 0: exact)")
     parser.add_argument("--no-gif", action="store_true", help="PNGs only, no GIF replays")
     parser.add_argument("--gif-seconds", type=float, default=10.0, help="replay at most this much of a shot")
-    parser.add_argument("--batch", type=int, default=64, help="rows per simulation call (padded)")
-    parser.add_argument("--search-shots", type=int, default=ev.SEARCH_SHOTS,
-                        help="simulated shots per search planning call, at most")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/gallery", help="results folder")
-    parser.add_argument("--no-progress", action="store_true")
+    ev.add_run_arguments(parser, "results/gallery", batch=64)
     return parser
 
 

@@ -195,12 +195,7 @@ def build_parser():
     parser.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
     parser.add_argument("--quick", action="store_true",
                         help="a small run: 4 innings, 2 games to 3 (Hungarian 100) points, a small search")
-    parser.add_argument("--batch", type=int, default=ev.BATCH, help="rows per simulation call (padded)")
-    parser.add_argument("--search-shots", type=int, default=ev.SEARCH_SHOTS,
-                        help="simulated shots per search planning call, at most")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/rule_variants", help="results folder")
-    parser.add_argument("--no-progress", action="store_true")
+    ev.add_run_arguments(parser, "results/rule_variants")
     return parser
 
 
