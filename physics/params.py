@@ -6,7 +6,6 @@ Derived values are properties, so they never go stale when a base value is repla
 """
 from __future__ import annotations
 
-
 import jax.numpy as jnp
 
 from physics._pytree import pytree_dataclass, static_field

@@ -158,8 +158,7 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     for is_this, b_o, p_o, kind_o, ball_o, other_o, cushion_o in outcomes[-2::-1]:
         balls = b_o.select(is_this, balls)
         if pin is not None:
-            pin_out = PinState(*(jnp.where(is_this, x, y) for x, y in zip(
-                (p_o.position, p_o.state, p_o.knocked_by), (pin_out.position, pin_out.state, pin_out.knocked_by))))
+            pin_out = jax.tree_util.tree_map(lambda x, y: jnp.where(is_this, x, y), p_o, pin_out)
         kind = jnp.where(is_this, kind_o, kind)
         ball = jnp.where(is_this, ball_o, ball)
         other = jnp.where(is_this, other_o, other)
