@@ -17,9 +17,9 @@ import shutil
 import jax
 import numpy as np
 import pytest
-import torch
 
 import agents
+import billiards_env
 import rules
 from agents.learned import LearnedAgent, model_paths
 from billiards_env import actions, observation
@@ -38,12 +38,7 @@ ARGS = ["--discipline", DISCIPLINE, "--zero-sum", "--timesteps", str(TRAIN_STEPS
         "--lr-schedule", "constant", "--seed", "0"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def mean_reward(agent, args):
@@ -204,3 +199,30 @@ def test_the_training_command_has_help():
     with pytest.raises(SystemExit) as exit_:
         train.parse_args(["--help"])
     assert exit_.value.code == 0
+
+
+def test_carom_hint_grows_with_the_cushions_before_the_carom():
+    env_params = billiards_env.default_params("three_cushion")  # three cushions required (C-13.2)
+    hint = train.carom_progress(np.array([0, 1, 1, 1, 1, 1]), np.array([3, 0, 1, 2, 3, 5]), env_params)
+    np.testing.assert_allclose(hint, [0.0, 0.25, 0.5, 0.75, 1.0, 1.0])
+
+
+def test_opt_in_shaping_adds_the_hint_and_keeps_the_official_reward_apart():
+    # The training aid is added on top of the official points (kept in ``official_rewards``): a
+    # scoring three-cushion shot earns the whole hint, a shot without a carom none of it.
+    args = train.parse_args(["--discipline", "three_cushion", "--n-envs", str(BATCH), "--lanes", str(BATCH),
+                             "--staged", "--shaping", "carom", "--shaping-weight", "0.5", "--seed", "3"])
+    venv = train.make_venv(args)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    differences = []
+    for _ in range(3):
+        _, reward, _, _ = venv.step(rng.uniform(-1, 1, (BATCH, actions.N_ACTIONS)).astype(np.float32))
+        official = venv.official_rewards
+        difference = reward - official
+        assert np.all(difference[official > 0] == 0.5)
+        differences.append(difference)
+    allowed = 0.5 * np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+    differences = np.concatenate(differences)
+    assert np.any(differences > 0)  # some caroms among the random shots: the hint was added
+    assert np.all(np.min(np.abs(differences[:, None] - allowed[None]), axis=1) < 1e-6)
