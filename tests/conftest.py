@@ -1,11 +1,30 @@
 """Shared fixtures: parameter sets and layouts that keep the number of compilations small.
 
 Every physics test uses three balls, so one compiled simulation per static setting serves all.
+Compiled programs are kept in JAX's persistent compilation cache, outside the clone (by default
+``~/.cache/carom-billiards/jax``; ``CAROM_JAX_CACHE`` overrides it, an empty value turns it off),
+so a second run of the suite on the same machine skips most of the compile time.
 """
+import os
+from pathlib import Path
+
+import jax
 import numpy as np
 import pytest
 
 import physics
+
+
+def _use_compilation_cache():
+    where = os.environ.get("CAROM_JAX_CACHE", str(Path.home() / ".cache" / "carom-billiards" / "jax"))
+    if not where:
+        return
+    jax.config.update("jax_compilation_cache_dir", where)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+_use_compilation_cache()
 
 
 @pytest.fixture(scope="session")
