@@ -29,7 +29,7 @@ V0_MIN = 0.5  # m/s
 V0_MAX = 8.0  # m/s
 OFFSET_MAX = 0.5  # tip offset, fraction of R: a disc of this radius, inside the miscue limit 0.6
 
-# Execution noise, standard deviations (PHYSICS.md section 6, the computational-pool tournaments).
+# Execution noise, standard deviations (docs/physics.md section 6, the computational-pool tournaments).
 NOISE_PHI_DEG = 0.125
 NOISE_V0 = 0.075  # m/s
 NOISE_THETA_DEG = 0.1
@@ -133,7 +133,7 @@ def normal_from_uniform(u):
 
 @dataclasses.dataclass(frozen=True)
 class ExecutionNoise:
-    """Gaussian execution noise on a shot, the standard deviations of PHYSICS.md section 6 times
+    """Gaussian execution noise on a shot, the standard deviations of docs/physics.md section 6 times
     ``scale`` (0: none, 1: the standard noise). The noisy shot is clipped back into the playable
     range; a level cue's elevation noise is folded onto theta >= 0 (``|theta + e|``)."""
 

@@ -7,7 +7,7 @@ One decision, for each game state of a batch:
    factor, tip offset redrawn on the disc of radius 0.5 R or nudged), plus a ``random_fraction``
    of shots drawn like the random agent's.
 2. Every candidate is played ``trials`` times, with the standard execution noise times
-   ``noise`` (PHYSICS.md section 6; the same noise draws for every candidate, which makes the
+   ``noise`` (docs/physics.md section 6; the same noise draws for every candidate, which makes the
    comparison between candidates fairer), in ONE call of ``physics.simulate_batch``, and every
    simulated shot is judged by the referee (``rules.referee``, vmapped): the value of a trial is
    the official points the shot earns its shooter minus what it hands the opponent (Hungarian

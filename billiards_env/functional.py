@@ -1,4 +1,4 @@
-"""The functional environment (DESIGN.md contract 3): ``init(key, params) -> State`` and
+"""The functional environment (docs/design.md contract 3): ``init(key, params) -> State`` and
 ``step(state, action, key, params) -> State``, pure and jittable, one step = one shot (plus, in
 "game" mode, the built-in opponent's shots), simulated by ``physics`` and judged by ``rules``.
 

@@ -17,7 +17,7 @@ import physics
 import rules as rules_lib
 from physics._pytree import pytree_dataclass, replace
 
-# Execution noise of the computational-pool tournaments (standard deviations; PHYSICS.md section 6).
+# Execution noise of the computational-pool tournaments (standard deviations; docs/physics.md section 6).
 NOISE_PHI_DEG = 0.125
 NOISE_V0 = 0.075  # m/s
 NOISE_THETA_DEG = 0.1

@@ -1,4 +1,4 @@
-"""Gymnasium ids, one per discipline (DESIGN.md): ``billiards_env/<CamelCase>-v0``."""
+"""Gymnasium ids, one per discipline (docs/design.md): ``billiards_env/<CamelCase>-v0``."""
 from __future__ import annotations
 
 import gymnasium as gym

@@ -3,7 +3,7 @@
 Three-cushion, "shot" mode: one shot from each of N random legal layouts (three balls uniform
 inside the cushions, 5 mm apart) and from the starting position (rule C-2.1, where the first
 carom must come off the red, C-2.2), played exactly and under the standard execution noise
-(PHYSICS.md section 6). Reported: success rate (the shot scored) with its 95 % Wilson interval,
+(docs/physics.md section 6). Reported: success rate (the shot scored) with its 95 % Wilson interval,
 foul rate, seconds per decision. With noise the search plans for it (several noisy plays per
 candidate); the random and geometric agents do not change.
 

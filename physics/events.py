@@ -1,4 +1,4 @@
-"""The shot's event log and result: the contract between physics and rules (DESIGN.md, contract 1).
+"""The shot's event log and result: the contract between physics and rules (docs/design.md contract 1).
 
 A shot is simulated from the cue strike until every body is at rest. Each event the simulator
 resolves is written, in time order, into a fixed-capacity log so that the log can live inside

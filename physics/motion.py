@@ -1,4 +1,4 @@
-"""Ball motion between events, in closed form (PHYSICS.md section 1).
+"""Ball motion between events, in closed form (docs/physics.md section 1).
 
 Sources: Leckie & Greenspan (2005) and Alciatore's technical proofs; the same equations as the
 field's reference simulators. Between events every ball's centre moves on a parabola,

@@ -1,4 +1,4 @@
-"""Physical parameters as pytrees (PHYSICS.md section 6), and ``default_params``.
+"""Physical parameters as pytrees (docs/physics.md section 6), and ``default_params``.
 
 Every number is a leaf, so experiments can ``vmap`` over any of them (cushion restitution, say).
 Model choices (which ball-ball and cushion model) and the log capacity are static metadata.
@@ -24,7 +24,7 @@ class BallParams:
       u_s: sliding friction.  u_r: rolling resistance.
       u_sp_proportionality: spin friction per metre of radius (pooltool's 0.444): u_sp = it * R.
       e_b: ball-ball restitution.
-      e_table: restitution of a ball bouncing on the cloth and slate (PHYSICS.md section 1).
+      e_table: restitution of a ball bouncing on the cloth and slate (docs/physics.md section 1).
       throw_a, throw_b, throw_c: ball-ball friction against slip speed v (TP A-14 fit),
         u_b(v) = a + b exp(-c v).
     """
@@ -64,13 +64,13 @@ class CushionParams:
     height: jnp.ndarray
 
     def contact_angle(self, radius):
-        """Angle of the nose above the ball's equator: sin(theta) = h / R - 1 (PHYSICS.md 2)."""
+        """Angle of the nose above the ball's equator: sin(theta) = h / R - 1 (docs/physics.md section 2)."""
         return jnp.arcsin(self.height / radius - 1.0)
 
 
 @pytree_dataclass
 class PinParams:
-    """The wooden pin of the Hungarian game (rule H-1.3; PHYSICS.md section 4).
+    """The wooden pin of the Hungarian game (rule H-1.3; docs/physics.md section 4).
 
     The rules give its height (90-92 mm), base diameter (14 mm) and centre of mass (33 mm above
     the base), not its mass or its width where a ball touches it (open point O-9): a turned
@@ -103,7 +103,7 @@ class PinParams:
 
 @pytree_dataclass
 class CueParams:
-    """Cue (PHYSICS.md section 3).
+    """Cue (docs/physics.md section 3).
 
     Attributes:
       mass: kg.  tip_radius: m.

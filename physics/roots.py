@@ -1,4 +1,4 @@
-"""Real roots of quartics and quadratics on an interval, for event detection (PHYSICS.md section 1).
+"""Real roots of quartics and quadratics on an interval, for event detection (docs/physics.md section 1).
 
 Between events every ball moves on a quadratic-in-time path, so the squared centre distance of two
 balls minus (2R)^2 is a quartic f(t) = c4 t^4 + c3 t^3 + c2 t^2 + c1 t + c0, and the distance of a

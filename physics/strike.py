@@ -1,6 +1,6 @@
 """The cue strike: from cue speed, aim, elevation and tip offsets to the cue ball's velocity and spin.
 
-Model (PHYSICS.md section 3): the cue (mass M) hits the ball (mass m, radius R) at a point offset
+Model (docs/physics.md section 3): the cue (mass M) hits the ball (mass m, radius R) at a point offset
 a (right) and b (up) from the cue's axis, both measured perpendicular to the cue and given as
 fractions of R; the impulse J acts along the cue (Leckie & Greenspan 2005; Alciatore TP A-30):
 
@@ -9,7 +9,7 @@ fractions of R; the impulse J acts along the cue (Leckie & Greenspan 2005; Alcia
 so a centre hit gives the ball 2 M V0 / (M + m) (TP A-30). The ball gets v = J/m along the cue
 and w = (J / I) r x d, with r the contact point and d the cue direction (tilted down by theta).
 The vertical part of v drives the ball into the cloth; the slate throws it back up with the
-cloth's restitution e_table, so an elevated cue makes the ball hop (PHYSICS.md section 1; a jump
+cloth's restitution e_table, so an elevated cue makes the ball hop (docs/physics.md section 1; a jump
 shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt (TP A-31) turns the ball's
 direction away from the side of the english:
 

@@ -1,4 +1,4 @@
-"""Table geometry: the playing area and its named spots (PHYSICS.md section 7; rules H-1.1, H-1.4).
+"""Table geometry: the playing area and its named spots (docs/physics.md section 7; rules H-1.1, H-1.4).
 
 Coordinates: metres, x along the long side, origin at the corner of the playing area where the
 BOTTOM (head) and RIGHT cushions meet. The playing area is measured between cushion noses.
@@ -18,7 +18,7 @@ class Table:
 
     Attributes:
       length, width: () float, playing area between cushion noses (m).
-      head_string_offset: () float, carom starting spots beside the head spot (m), PHYSICS.md 7.
+      head_string_offset: () float, carom starting spots beside the head spot (m), docs/physics.md section 7.
       spot_spacing: () float, Hungarian spot spacing centre to centre (m), rule H-1.4 (72-74 mm).
       base_spot_fraction: () float, Hungarian base spots as a fraction of the length from each short
         cushion: 1/5 by default (open point O-8), 1/4 for the traditional quarter points.
@@ -32,7 +32,7 @@ class Table:
     base_spot_fraction: jnp.ndarray
     kind: str = static_field(default="match")
 
-    # Carom spots (PHYSICS.md section 7).
+    # Carom spots (docs/physics.md section 7).
     @property
     def centre(self):
         """() -> (2,): the centre spot."""
@@ -96,7 +96,7 @@ def make_table(kind: str, dtype, **sizes) -> Table:
     values = dict(
         length=length,
         width=width,
-        head_string_offset=0.1826,  # 7 3/16 in, PHYSICS.md section 7
+        head_string_offset=0.1826,  # 7 3/16 in, docs/physics.md section 7
         spot_spacing=0.073,  # rule H-1.4: 72-74 mm centre to centre
         base_spot_fraction=0.2,  # open point O-8
     )

@@ -53,8 +53,8 @@ REASON_WORDS = {
 }
 
 BALL_IN_HAND = ("golyó kézben", "ball in hand")  # H-6.4
-FROZEN = ("ragad", "the balls are frozen")  # C-14.1; seed III 4.4 a
-LAST_POINTS = ("utolsó {n} következik", "last {n} to come")  # C-14.1; seed III 4.11
+FROZEN = ("ragad", "the balls are frozen")  # C-14.1; original III 4.4 a
+LAST_POINTS = ("utolsó {n} következik", "last {n} to come")  # C-14.1; original III 4.11
 
 
 def _said(hungarian: str, english: str) -> str:

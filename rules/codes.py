@@ -44,7 +44,7 @@ class Call(enum.IntEnum):
     """The referee's main call after a shot (``Outcome.call``)."""
 
     NONE = 0
-    POINTS = 1  # the referee counts the points aloud (C-14.1, seed "a poének számát")
+    POINTS = 1  # the referee counts the points aloud (C-14.1, original "a poének számát")
     EMPTY = 2  # "üres": zero (C-9.2 a, C-14.1)
     JUMPED = 3  # "kiugrott" (C-9.2 b; H-7)
     OPPONENT_BALL = 4  # "az ellenfél golyója" (C-9.2 j)

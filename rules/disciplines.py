@@ -26,7 +26,7 @@ class Discipline(NamedTuple):
 
     Attributes:
       id: the discipline id.
-      clause: the clause of RULES.md that defines it.
+      clause: the clause of docs/rules.md that defines it.
       family: "carom" (Part C: each player has his own cue ball, one point per carom) or
         "hungarian" (Part H: the red is everyone's cue ball, the pin, points 10 / 50 / 100).
       distance: the game distance in points (open point O-1).

@@ -28,7 +28,7 @@ class Rules:
       restricted_fields: bool, the corner fields / balkline fields and anchors are in force.
       field_limit: int32, consecutive caroms in one field or anchor (C-11.2, C-12.3, C-12.4).
       corner_long_leg, corner_short_leg: float, straight-rail corner triangles' legs along the
-        long and the short cushion (m), O-5 / PHYSICS.md section 7.
+        long and the short cushion (m), O-5 / docs/physics.md section 7.
       line_distance: float, balkline lines' distance from the cushions (m), C-12.2, C-12.5.
       anchor_fraction: float, anchor side as a fraction of the playing width (C-12.2 b: 1/8).
       equalizing_inning: bool, the breaker's opponent gets a last inning (C-8.3).
@@ -40,7 +40,7 @@ class Rules:
         "exactly on the line"; we choose 0.5 mm, the half-width of a fine chalk line.
       push_time: float, a cue ball that touches the ball (or cushion) it was frozen to within this
         time (s) after the strike has moved it: foul (H-4.6, C-12.7 c, C-13.3 c; open point O-3).
-      pin_radius: float, the pin's radius where a ball touches it (m), PHYSICS.md section 4.
+      pin_radius: float, the pin's radius where a ball touches it (m), docs/physics.md section 4.
       pin_jam_reach: float, a fallen pin whose reported position lies closer than this (m) to a
         ball's surface cannot be taken away without moving the ball: jammed (H-8.6). Open point:
         the log gives one point for a lying pin; we take 10 mm, about its body radius.
@@ -110,7 +110,7 @@ _DEFAULTS = dict(
     scoring_mode=1,  # rule H-9.9: mode 1 is the first way the original lists
     pure_carom_limit=True,  # rule H-6.3
     restricted_fields=True,
-    corner_long_leg=0.71,  # PHYSICS.md section 7, open point O-5
+    corner_long_leg=0.71,  # docs/physics.md section 7, open point O-5
     corner_short_leg=0.355,
     anchor_fraction=1.0 / 8.0,  # rule C-12.2 b
     equalizing_inning=True,  # rule C-8.3
@@ -118,7 +118,7 @@ _DEFAULTS = dict(
     frozen_tolerance=1e-4,  # open point O-3
     line_tolerance=5e-4,
     push_time=1e-2,
-    pin_radius=0.010,  # PHYSICS.md section 4: the body is about 20 mm across at ball height
+    pin_radius=0.010,  # docs/physics.md section 4: the body is about 20 mm across at ball height
     pin_jam_reach=0.010,  # about the pin's body radius: a ball touching where it lies
     lag_tie_tolerance=1e-3,
     lag=False,  # open point O-10

@@ -22,7 +22,7 @@ from rules.codes import Reason
 from rules.fields import ZoneCount
 from rules.judge import Facts, PinFacts
 
-# Points of a valid Hungarian shot, rules H-9.2 to H-9.4 (the seed: carom 10; pin 50; carom with
+# Points of a valid Hungarian shot, rules H-9.2 to H-9.4 (the original: carom 10; pin 50; carom with
 # the pin down a further 50, so 100 in all).
 CAROM_POINTS = 10
 PIN_POINTS = 50

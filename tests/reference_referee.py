@@ -1,6 +1,6 @@
 """A plain-Python reference referee, used only by the tests.
 
-Written from the clauses of RULES.md (and the open-point choices that ``rules`` documents), with
+Written from the clauses of docs/rules.md (and the open-point choices that ``rules`` documents), with
 loops and ifs over a list of event dicts, and no JAX. The differential test feeds it and the JAX
 referee the same generated logs and states and asks for the same answer.
 
@@ -31,7 +31,7 @@ ENTRE, DEDANS, A_CHEVAL = 1, 2, 3
 NO_PIN, STANDING, WAITING, JAMMED = 0, 1, 2, 3
 LAG, PLAY = 0, 1
 
-# What each discipline is made of (RULES.md Part C and Part H).
+# What each discipline is made of (docs/rules.md Part C and Part H).
 KINDS = {
     "three_cushion": ("carom", None, "spots", "spots choice"),
     "one_cushion": ("carom", None, "start", "start choice"),

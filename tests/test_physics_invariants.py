@@ -1,4 +1,4 @@
-"""Invariants on generated shots (PHYSICS.md section 8): energy, overlap, bounds, time order;
+"""Invariants on generated shots (docs/physics.md section 8): energy, overlap, bounds, time order;
 and the simulator's own guarantees: jit == no jit, vmap == single, frozen and simultaneous
 contacts, capacity overflow, bad input."""
 import jax

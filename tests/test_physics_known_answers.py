@@ -1,4 +1,4 @@
-"""PHYSICS.md section 8: checks whose answers are known without the simulator."""
+"""docs/physics.md section 8: checks whose answers are known without the simulator."""
 import numpy as np
 import pytest
 

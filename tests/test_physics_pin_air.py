@@ -1,4 +1,4 @@
-"""The pin (PHYSICS.md section 4, rules H-1.3, H-8.3) and balls in the air (sections 1, 5)."""
+"""The pin (docs/physics.md section 4, rules H-1.3, H-8.3) and balls in the air (sections 1, 5)."""
 import jax
 import numpy as np
 import pytest
@@ -17,7 +17,7 @@ def hungarian():
 
 
 def topple_speed_from_physics_md(params):
-    """The head-on speed at which (J h_c)^2 / (2 I_edge) = m_pin g dh (PHYSICS.md section 4),
+    """The head-on speed at which (J h_c)^2 / (2 I_edge) = m_pin g dh (docs/physics.md section 4),
     with J the impulse of a ball on a pin pivoting about its base edge, contact at h_c = R."""
     m, R = float(params.ball.mass), float(params.ball.radius)
     mp, H = float(params.pin.mass), float(params.pin.total_height)

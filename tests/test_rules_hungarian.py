@@ -13,7 +13,7 @@ from physics.events import EventKind
 from tests.test_rules_support import INIT, judge, make, state_with
 
 R = 0.03075
-PIN_R = 0.010  # the default pin radius (PHYSICS.md section 4)
+PIN_R = 0.010  # the default pin radius (docs/physics.md section 4)
 HUN = np.array([[0.7, 0.3], [1.4, 0.8], [1.6, 0.3]])  # away from the pin and the spots
 
 

@@ -1,4 +1,4 @@
-"""Ball-ball collisions (PHYSICS.md section 2).
+"""Ball-ball collisions (docs/physics.md section 2).
 
 Instantaneous impulse at the contact point on the line of centres, restitution e_b, and friction
 between the balls that makes throw and transfers spin. Models:

@@ -1,4 +1,4 @@
-"""Ball-pin impact and toppling (PHYSICS.md section 4; rules H-1.3, H-8.2, H-8.3).
+"""Ball-pin impact and toppling (docs/physics.md section 4; rules H-1.3, H-8.2, H-8.3).
 
 The pin is a rigid body standing on its base; a ball touches it at the height of the ball's
 centre, h_c = R above the cloth, where the pin is modelled as a vertical cylinder of radius
