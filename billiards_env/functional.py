@@ -30,8 +30,8 @@ import rules as rules_lib
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, default_params
-from physics._pytree import pytree_dataclass, replace
-from physics.simulate import _simulate, _simulate_jit, _simulate_pool, _simulate_pool_jit
+from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
+from physics.pytree import pytree_dataclass, replace
 from rules import Call, PinState, Reason
 from rules.outcome import quiet_outcome
 
@@ -244,8 +244,8 @@ def _python_loop(cond, body, carry):
 
 def _simulator(batched: bool, staged: bool, lanes: int):
     """The physics stage: ``physics.simulate``'s loop for one shot, the lane pool for a batch."""
-    single = _simulate_jit if staged else _simulate
-    pool = _simulate_pool_jit if staged else _simulate_pool
+    single = simulate_jit if staged else simulate_fn
+    pool = simulate_pool_jit if staged else simulate_pool_fn
 
     def simulate(turn: Turn, params):
         game = turn.game

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 import physics
 import rules as rules_lib
-from physics._pytree import pytree_dataclass, replace
+from physics.pytree import pytree_dataclass, replace
 
 # Execution noise of the computational-pool tournaments (standard deviations; docs/physics.md section 6).
 NOISE_PHI_DEG = 0.125
