@@ -121,7 +121,7 @@ def _inning(discipline):
     return env, run, state
 
 
-def test_pin_game_to_500_knocks_the_pin_in_the_physics_and_ends_at_500():
+def test_H_3_3_and_H_4_8_pin_game_to_500_knocks_the_pin_in_the_physics_and_ends_at_500():
     """H-4.8, H-9.7: the cue ball knocking the pin is a foul whose points go to the opponent; with
     495 on his board they pass this variant's distance (H-3.3 with distance 500) and end the game."""
     env, run, state = _inning(PIN_GAME)
@@ -134,12 +134,14 @@ def test_pin_game_to_500_knocks_the_pin_in_the_physics_and_ends_at_500():
     check_state(after)
 
 
-def test_three_cushion_on_the_small_table_plays_without_a_pin():
+def test_O_2_three_cushion_on_the_small_table_plays_without_a_pin():
+    """O-2 puts the carom disciplines on the match table; this variant's row names the 1:2 table, and
+    the shot through the centre spot meets no pin there."""
     env, run, state = _inning(SMALL_THREE_CUSHION)
     after, result = run.step(state, STRAIGHT_AT_CENTRE, jax.random.PRNGKey(1), env.default_params)
     kinds = [event["kind"] for event in physics.event_list(result)]
     assert not bool(result.pin_present) and "ball_pin" not in kinds and "pin_down" not in kinds
-    assert "ball_cushion" in kinds and int(after.outcome.points.sum()) == 0  # through the centre spot
+    assert "ball_cushion" in kinds and int(np.sum(after.outcome.points)) == 0  # no object ball on the line
     # a few random shots from random layouts on the same compiled stages
     state = run.reset(jax.random.PRNGKey(2), replace(env.default_params, layout_given=np.asarray(False)))
     for i in range(3):
