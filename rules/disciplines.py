@@ -4,17 +4,17 @@ Every difference between the disciplines is a value in this table. Numbers that 
 want to vary (distance, cushions, limits, line distance) become pytree leaves of ``Rules``; the
 words (family, zones, re-spot kinds) choose code paths and are static metadata.
 
-=================  =========  ========  ========  =========  =====  ==========  ============  =========  ===  =============
-id                 family     distance  cushions  zones      limit  jumped      frozen        table      pin  gym name
-=================  =========  ========  ========  =========  =====  ==========  ============  =========  ===  =============
-three_cushion      carom      40        3         none       -      spots       spots_choice  match      no   ThreeCushion
-one_cushion        carom      100       1         none       -      start       start_choice  match      no   OneCushion
-straight_rail      carom      300       0         corners    2      start       start_forced  match      no   StraightRail
-balkline_47_2      carom      200       0         balkline   2      start       start_choice  match      no   Balkline47_2
-balkline_47_1      carom      150       0         balkline   1      start       start_choice  match      no   Balkline47_1
-balkline_71_2      carom      200       0         balkline   2      start       start_choice  match      no   Balkline71_2
-hungarian_1000     hungarian  1000      0         none       -      base_spots  none          hungarian  yes  Hungarian1000
-=================  =========  ========  ========  =========  =====  ==========  ============  =========  ===  =============
+==============  =========  ========  ========  ========  =====  ==========  ============  =========  ===  =============
+id              family     distance  cushions  zones     limit  jumped      frozen        table      pin  gym name
+==============  =========  ========  ========  ========  =====  ==========  ============  =========  ===  =============
+three_cushion   carom      40        3         none      -      spots       spots_choice  match      no   ThreeCushion
+one_cushion     carom      100       1         none      -      start       start_choice  match      no   OneCushion
+straight_rail   carom      300       0         corners   2      start       start_forced  match      no   StraightRail
+balkline_47_2   carom      200       0         balkline  2      start       start_choice  match      no   Balkline47_2
+balkline_47_1   carom      150       0         balkline  1      start       start_choice  match      no   Balkline47_1
+balkline_71_2   carom      200       0         balkline  2      start       start_choice  match      no   Balkline71_2
+hungarian_1000  hungarian  1000      0         none      -      base_spots  none          hungarian  yes  Hungarian1000
+==============  =========  ========  ========  ========  =====  ==========  ============  =========  ===  =============
 
 The table is the only place that knows a discipline: the physics table, the pin and the
 Gymnasium name of an environment are read from its row, never from its id. ``register_discipline``

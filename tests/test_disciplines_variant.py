@@ -54,7 +54,8 @@ def id_comparisons(source: str) -> list[str]:
 def test_no_package_compares_a_discipline_id_outside_the_table():
     offences = {str(p.relative_to(ROOT)): id_comparisons(p.read_text(encoding="utf-8")) for p in SCANNED}
     assert {path: ids for path, ids in offences.items() if ids} == {}
-    planted = 'a = d == "hungarian_1000"\nb = x in ("three_cushion", "pool")\nc = {"straight_rail": 1}\ne = d == "pool"\n'
+    planted = ('a = d == "hungarian_1000"\nb = x in ("three_cushion", "pool")\n'
+               'c = {"straight_rail": 1}\ne = d == "pool"\n')
     assert id_comparisons(planted) == ["hungarian_1000", "three_cushion", "straight_rail"]
 
 
