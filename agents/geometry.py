@@ -54,7 +54,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from physics._pytree import pytree_dataclass
+from physics.pytree import pytree_dataclass
 
 # Speed model (ball speeds, m/s; see the module docstring).
 ROLLING_DECEL = 0.06  # m/s^2: u_r g = 0.049 on the default cloth, with a margin

@@ -30,8 +30,8 @@ import rules as rules_lib
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, default_params
-from physics._pytree import pytree_dataclass, replace
-from physics.simulate import _simulate, _simulate_jit, _simulate_pool, _simulate_pool_jit
+from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
+from physics.pytree import pytree_dataclass, replace
 from rules import Call, PinState, Reason
 from rules.outcome import quiet_outcome
 
@@ -81,8 +81,9 @@ class Config:
     policy: Callable | None
 
     @property
-    def hungarian(self) -> bool:
-        return self.discipline == "hungarian_1000"
+    def pin(self) -> bool:
+        """The pin stands in the physics (the discipline table's ``pin`` column)."""
+        return rules_lib.disciplines.get(self.discipline).pin
 
 
 # -- the stages (one environment; the batched forms vmap them) ----------------------------------
@@ -131,7 +132,7 @@ def _prepare(cfg, params, game, action, key, skip):
     game = actions.apply_choices(params.rules, game, action, params.physics)
     shot = actions.add_noise(actions.to_shot(action, params), key, params)
     shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
-    return Turn(game, shot, pin_for_physics(game, cfg.hungarian))
+    return Turn(game, shot, pin_for_physics(game, cfg.pin))
 
 
 def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
@@ -140,10 +141,10 @@ def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
     return _prepare(cfg, params, state.game, action, jax.random.fold_in(key, 0), state.done)
 
 
-def pin_for_physics(game, hungarian: bool):
+def pin_for_physics(game, pin: bool):
     """(2,) or None: the pin is in play only while it stands (H-8.4 to H-8.6); otherwise it is put
-    out of every ball's reach."""
-    if not hungarian:
+    out of every ball's reach. pin: the discipline has a pin."""
+    if not pin:
         return None
     away = jnp.asarray(PIN_AWAY, game.pin_position.dtype)
     return jnp.where(game.pin_state == PinState.STANDING, game.pin_position, away)
@@ -244,8 +245,8 @@ def _python_loop(cond, body, carry):
 
 def _simulator(batched: bool, staged: bool, lanes: int):
     """The physics stage: ``physics.simulate``'s loop for one shot, the lane pool for a batch."""
-    single = _simulate_jit if staged else _simulate
-    pool = _simulate_pool_jit if staged else _simulate_pool
+    single = simulate_jit if staged else simulate_fn
+    pool = simulate_pool_jit if staged else simulate_pool_fn
 
     def simulate(turn: Turn, params):
         game = turn.game

@@ -163,7 +163,7 @@ class BilliardsEnv(gym.Env):
         state = host(self._state)
         phys = self.params.physics
         game = state.game
-        hungarian = self.discipline == "hungarian_1000"
+        hungarian = self.params.rules.is_hungarian
         pin = None
         if game.pin_state in (rules.PinState.STANDING, rules.PinState.JAMMED):
             pin = game.pin_position
@@ -175,7 +175,7 @@ class BilliardsEnv(gym.Env):
         """Write a GIF of the last shot (the acting player's) to ``path``."""
         if self._result is None:
             raise RuntimeError("no shot played yet: step() first")
-        return render.save_replay(path, self._result, self.params.physics, self.discipline == "hungarian_1000",
+        return render.save_replay(path, self._result, self.params.physics, self.params.rules.is_hungarian,
                                   pin=self._pin_before, **kwargs)
 
     def close(self):

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 import physics
 import rules as rules_lib
-from physics._pytree import pytree_dataclass, replace
+from physics.pytree import pytree_dataclass, replace
 
 # Execution noise of the computational-pool tournaments (standard deviations; docs/physics.md section 6).
 NOISE_PHI_DEG = 0.125
@@ -96,11 +96,6 @@ _ENV_LEAVES = {
 PARAM_NAMES = tuple(sorted(_ENV_LEAVES)) + ("layout",)
 
 
-def _table_kind(discipline: str) -> str:
-    # O-2: the carom disciplines on the match table, the Hungarian game on its 1:2 table.
-    return "hungarian" if discipline == "hungarian_1000" else "match"
-
-
 def default_params(discipline: str = "three_cushion", *, rule_options=None, physics_options=None,
                    **values) -> EnvParams:
     """The default parameters of a discipline, with overrides.
@@ -117,7 +112,8 @@ def default_params(discipline: str = "three_cushion", *, rule_options=None, phys
                          "are struck at once, and a step strikes one ball; valid: lag=False")
     rule_options.pop("lag", None)
     game_rules = rules_lib.make_rules(discipline, **rule_options)
-    table = physics_options.pop("table", _table_kind(discipline))
+    # rule O-2, H-1.1: each discipline's table is a column of the discipline table.
+    table = physics_options.pop("table", game_rules.spec.table)
     phys = physics.default_params(table, **physics_options)
     unknown = sorted(set(values) - set(PARAM_NAMES))
     if unknown:
@@ -159,7 +155,7 @@ def check_layout(layout, phys, game_rules):
     array = np.asarray(layout, dtype=float)
     if array.shape != (3, 2) or not np.all(np.isfinite(array)):
         raise ValueError(f"layout must be three finite ball centres, shape (3, 2) in metres, got shape {array.shape}")
-    pin = phys.table.centre if game_rules.is_hungarian else None
+    pin = phys.table.centre if game_rules.spec.pin else None
     if not bool(layout_is_valid(jnp.asarray(array, phys.dtype), phys, pin)):
         L, W = float(phys.table.length), float(phys.table.width)
         raise ValueError(

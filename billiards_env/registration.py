@@ -1,43 +1,44 @@
-"""Gymnasium ids, one per discipline (docs/design.md): ``billiards_env/<CamelCase>-v0``."""
+"""Gymnasium ids, one per discipline (docs/design.md): ``billiards_env/<gym_name>-v0``, where the
+gym name is a column of the discipline table (``rules.disciplines``)."""
 from __future__ import annotations
 
 import gymnasium as gym
 
-import rules
+from rules import disciplines
 
 NAMESPACE = "billiards_env"
-NAMES = {
-    "three_cushion": "ThreeCushion",
-    "one_cushion": "OneCushion",
-    "straight_rail": "StraightRail",
-    "balkline_47_2": "Balkline47_2",
-    "balkline_47_1": "Balkline47_1",
-    "balkline_71_2": "Balkline71_2",
-    "hungarian_1000": "Hungarian1000",
-}
-assert tuple(NAMES) == rules.DISCIPLINES
-IDS = {discipline: f"{NAMESPACE}/{name}-v0" for discipline, name in NAMES.items()}
+
+
+def env_id(discipline: str) -> str:
+    """The Gymnasium id of a discipline id (a variant's too); ValueError for an unknown one."""
+    return f"{NAMESPACE}/{disciplines.get(discipline).gym_name}-v0"
+
+
+# The seven disciplines' ids; variants get theirs from ``env_id`` once registered.
+IDS = {discipline: env_id(discipline) for discipline in disciplines.DISCIPLINES}
 ENV_IDS = tuple(IDS.values())
 
 
 def discipline_of(name: str) -> str:
     """The discipline of a discipline id or a Gymnasium id; ValueError listing both otherwise."""
-    if name in IDS:
+    if name in disciplines.ids():
         return name
-    for discipline, env_id in IDS.items():
-        if name == env_id:
+    for discipline in disciplines.ids():
+        if name == env_id(discipline):
             return discipline
-    raise ValueError(f"unknown environment {name!r}; valid ids: {', '.join(ENV_IDS)}; "
-                     f"valid disciplines: {', '.join(IDS)}")
+    every = disciplines.ids()
+    raise ValueError(f"unknown environment {name!r}; valid ids: {', '.join(map(env_id, every))}; "
+                     f"valid disciplines: {', '.join(every)}")
 
 
 def register_all() -> None:
-    """Register every id (idempotent)."""
-    for discipline, env_id in IDS.items():
-        if env_id in gym.registry:
+    """Register every discipline of the table with Gymnasium, variants included (idempotent): call
+    it again after ``rules.register_discipline`` to make a variant by its id."""
+    for discipline in disciplines.ids():
+        if env_id(discipline) in gym.registry:
             continue
         gym.register(
-            id=env_id,
+            id=env_id(discipline),
             entry_point="billiards_env.gym_env:BilliardsEnv",
             vector_entry_point="billiards_env.vector:BilliardsVectorEnv",
             kwargs={"discipline": discipline},

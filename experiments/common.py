@@ -223,10 +223,10 @@ def agent_budget(agent) -> str:
 # --- disciplines -------------------------------------------------------------------------------
 
 def setup(discipline: str, **rule_options):
-    """(rules, physics params) of a discipline, on its table: the Hungarian game on its 1:2 table
-    (O-2), the others on the match table."""
+    """(rules, physics params) of a discipline, on the table its row of the discipline table names:
+    the Hungarian game on its 1:2 table, the others on the match table (O-2)."""
     game = rules.make_rules(discipline, **rule_options)
-    return game, physics.default_params("hungarian" if game.is_hungarian else "match")
+    return game, physics.default_params(game.spec.table)
 
 
 def ball_names(game) -> tuple:

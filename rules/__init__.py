@@ -5,7 +5,8 @@ state and the verdict. It knows nothing of collision models and nothing of envir
 
 API::
 
-    rules.DISCIPLINES                                   # the discipline ids
+    rules.DISCIPLINES                                   # the seven discipline ids
+    rules.register_discipline(id, base=..., gym_name=..., **columns) -> Discipline  # a variant
     rules.make_rules(discipline, **options) -> Rules    # ValueError on bad names or values
     rules.valid_options(discipline) -> tuple[str]
     rules.init_game(rules, key, params, breaker=None) -> GameState  # layout; breaker by lot
@@ -46,7 +47,7 @@ and repeats (``lag``); void shots on a bad simulation status (``referee``); foul
 from rules.calls import call_words
 from rules.choices import choose_base_spot, choose_breaker, choose_respot, choose_start_side, place_cue_ball
 from rules.codes import Call, Phase, PinState, PositionCall, Reason
-from rules.disciplines import DISCIPLINES
+from rules.disciplines import DISCIPLINES, Discipline, register_discipline
 from rules.options import Rules, make_rules, valid_options
 from rules.outcome import Outcome
 from rules.referee import referee
@@ -54,7 +55,8 @@ from rules.start import game_from_layout, init_game, random_layout
 from rules.state import GameState, board_scores_of, cue_ball_of
 
 __all__ = [
-    "DISCIPLINES", "Rules", "make_rules", "valid_options", "init_game", "game_from_layout",
+    "DISCIPLINES", "Discipline", "register_discipline",
+    "Rules", "make_rules", "valid_options", "init_game", "game_from_layout",
     "random_layout", "referee", "call_words",
     "place_cue_ball", "choose_base_spot", "choose_respot", "choose_start_side", "choose_breaker",
     "GameState", "Outcome", "Reason", "Call", "PositionCall", "PinState", "Phase",

@@ -12,7 +12,7 @@ import math
 import jax.numpy as jnp
 import numpy as np
 
-from physics._pytree import pytree_dataclass, static_field
+from physics.pytree import pytree_dataclass, static_field
 from rules import disciplines
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from physics._pytree import pytree_dataclass
+from physics.pytree import pytree_dataclass
 from rules.codes import CALL_OF_REASON
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from physics._pytree import pytree_dataclass, replace
+from physics.pytree import pytree_dataclass, replace
 from rules.codes import Phase, PinState
 
 N_BALLS = 3

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import physics
 from physics.collide import cushion_mathavan2010 as mathavan
-from physics._pytree import replace
+from physics.pytree import replace
 from physics.params import cast_params
 
 STEPS = mathavan.STEPS
