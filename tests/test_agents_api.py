@@ -155,10 +155,17 @@ def test_a_batch_of_noisy_searches_is_deterministic_and_keeps_each_state_to_its_
 
 
 def test_the_position_term_can_be_switched_on():
+    # The next-shot term changes which candidate wins: on the same layouts and keys, some plan
+    # differs from the plan without it (were the weight ignored, every plan would be the same).
     game, params = setup("three_cushion")
-    state = index_tree(layouts("three_cushion", 1, 3), 0)
-    shot = SearchAgent(SMALL, position_weight=0.5).plan(game, state, params, jax.random.PRNGKey(0))
-    assert_playable(shot, params)
+    states = layouts("three_cushion", 2, 3)
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    plain = SearchAgent(SMALL).plan_batch(game, states, params, keys)
+    placed = SearchAgent(SMALL, position_weight=0.5).plan_batch(game, states, params, keys)
+    assert_playable(placed, params)
+    differs = [not np.array_equal(np.asarray(getattr(plain, f)), np.asarray(getattr(placed, f)))
+               for f in ("V0", "phi", "theta", "a", "b")]
+    assert any(differs)
 
 
 def test_a_planner_drives_the_environment_with_the_shot_it_planned():

@@ -120,6 +120,7 @@ def test_commands_refuse_bad_specs_with_the_list(capsys):
 
 # --- the commands ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_evaluate_innings_and_games(tmp_path):
     out = tmp_path / "evaluate"
     agents = ["random", "geometric", SEARCH]
@@ -162,6 +163,7 @@ def test_evaluate_innings_and_games(tmp_path):
     assert settings["distance"] == 2 and settings["noise"] == 1.0
 
 
+@pytest.mark.slow
 def test_evaluate_is_deterministic_and_plays_two_agents():
     common = dict(innings=5, max_shots=2, noise=1.0, batch=BATCH, progress=False)
     a = evaluate.evaluate("three_cushion", ["random"], seed=3, **common)
@@ -178,6 +180,7 @@ def test_evaluate_is_deterministic_and_plays_two_agents():
     assert shooters <= {(0, "random"), (1, "geometric")}
 
 
+@pytest.mark.slow
 def test_rule_variants_quick(tmp_path):
     out = tmp_path / "variants"
     result = rule_variants.main(["--quick", "--groups", "straight_rail", "--agents", "random", "geometric",
@@ -198,6 +201,7 @@ def test_rule_variants_quick(tmp_path):
     assert len(set(plan)) == 4
 
 
+@pytest.mark.slow
 def test_gallery(tmp_path):
     out = tmp_path / "gallery"
     index = gallery.main(["--agent", SEARCH, "--layouts", "3", "--top", "1", "--gif-seconds", "0.5",
@@ -220,6 +224,7 @@ def test_gallery(tmp_path):
     assert np.all(np.isfinite([float(r["cue_path_m"]) for r in shots]))
 
 
+@pytest.mark.slow
 def test_demo_lists_its_agents_and_writes_its_table(tmp_path):
     from experiments import demo
 

@@ -18,8 +18,6 @@ N_SHOTS = 64
 
 @pytest.fixture(scope="module")
 def simulated():
-    if not hasattr(physics, "simulate_batch"):
-        pytest.skip("the physics has no batch simulation yet")
     r, p = make("three_cushion")
     state = rules.init_game(r, jax.random.PRNGKey(0), p)
     rng = np.random.default_rng(7)
