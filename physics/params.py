@@ -324,6 +324,7 @@ def _leaves(obj, prefix):
 
 
 _GROUP_NAMES = {BallParams: "ball", CushionParams: "cushion", CueParams: "cue", PinParams: "pin", Table: "table"}
+GROUPS = (Params, *_GROUP_NAMES)  # what ``check_params`` and ``replace`` take
 
 
 def check_capacity(capacity) -> int:
@@ -417,5 +418,5 @@ def cast_params(params: Params, dtype) -> Params:
 
 __all__ = [
     "BallParams", "CushionParams", "CueParams", "PinParams", "Params", "Range", "RANGES", "default_params",
-    "check_params", "params_are_valid", "replace", "cast_params",
+    "check_params", "params_are_valid", "replace", "cast_params", "GROUPS", "POSITIVE", "NON_NEGATIVE", "FRACTION",
 ]
