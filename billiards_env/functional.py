@@ -29,7 +29,7 @@ import physics
 import rules as rules_lib
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
-from billiards_env.params import EnvParams, default_params, params_are_valid
+from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics._pytree import pytree_dataclass, replace
 from physics.simulate import _simulate, _simulate_jit, _simulate_pool, _simulate_pool_jit
 from rules import Call, PinState, Reason
@@ -342,7 +342,10 @@ class FunctionalEnv:
         return f"FunctionalEnv({self.discipline!r}, mode={self.mode!r})"
 
     def _params(self, params):
-        return self.default_params if params is None else params
+        """The params to use (default: ``default_params``), checked when concrete (ValueError)."""
+        params = self.default_params if params is None else params
+        check_params(params)
+        return params
 
     def init(self, key, params: EnvParams | None = None) -> State:
         """A new episode's State."""

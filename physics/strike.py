@@ -106,7 +106,7 @@ def check_shot(V0, phi, theta, a, b, max_speed=None, max_offset=None) -> None:
     if max_speed is not None and not np.all(_speed_ok(np.asarray(V0), np.asarray(max_speed), np.asarray(V0).dtype)):
         raise ValueError(f"cue speed V0 must be in [0, {float(max_speed):g}] m/s (params.cue.max_speed), got {V0}")
     a_, b_ = np.asarray(a), np.asarray(b)
-    if max_offset is not None and not np.all(_offset_ok(a_, b_, np.asarray(max_offset), np.result_type(a_, b_))):
+    if max_offset is not None and not np.all(_offset_ok(a_, b_, np.asarray(max_offset), (a_.dtype, b_.dtype))):
         raise ValueError(
             f"tip offset sqrt(a^2 + b^2) must be at most {float(max_offset):g} R (params.cue.max_offset; "
             f"beyond is a miscue), got a={a}, b={b}"
@@ -122,19 +122,19 @@ def check_limits(shot: "Shot", params) -> None:
         check_shot(*values, max_speed=limits[0], max_offset=limits[1])
 
 
-def _slack(dtype) -> float:
-    """1 + the relative rounding of ``dtype`` (float64 for integers): a value equal to a limit
-    rounded to the value's own dtype still meets the limit."""
-    dtype = np.dtype(dtype)
-    return 1.0 + float(np.finfo(dtype if dtype.kind == "f" else np.float64).eps)
+def _slack(*dtypes) -> float:
+    """1 + the relative rounding of the coarsest of ``dtypes`` (float64 for integers): a value
+    equal to a limit rounded to the value's own dtype still meets the limit."""
+    kinds = [np.dtype(d) if np.dtype(d).kind == "f" else np.dtype(np.float64) for d in dtypes]
+    return 1.0 + max(float(np.finfo(d).eps) for d in kinds)
 
 
 def _speed_ok(V0, limit, dtype):
     return V0 <= limit * _slack(dtype)
 
 
-def _offset_ok(a, b, limit, dtype):
-    return a * a + b * b <= (limit * _slack(dtype)) ** 2
+def _offset_ok(a, b, limit, dtypes):
+    return a * a + b * b <= (limit * _slack(*dtypes)) ** 2
 
 
 def shot_is_valid(shot: Shot, params) -> jax.Array:
@@ -148,7 +148,7 @@ def shot_is_valid(shot: Shot, params) -> jax.Array:
         & _speed_ok(V0, params.cue.max_speed, raw[0].dtype)
         & (theta >= 0)
         & (theta < 90)
-        & _offset_ok(a, b, params.cue.max_offset, jnp.result_type(raw[3], raw[4]))
+        & _offset_ok(a, b, params.cue.max_offset, (raw[3].dtype, raw[4].dtype))
     )
 
 
