@@ -157,7 +157,8 @@ def judge(cfg: Config, turn: Turn, result, key, params: EnvParams) -> dict:
     set ``Status.INVALID_PARAMS`` on the shot, which the referee voids (reason INVALID_SHOT: the
     game is unchanged), and give zero rewards."""
     valid = params_are_valid(params)
-    result = replace(result, status=result.status | jnp.where(valid, 0, physics.Status.INVALID_PARAMS).astype(result.status.dtype))
+    flag = jnp.where(valid, 0, physics.Status.INVALID_PARAMS).astype(result.status.dtype)
+    result = replace(result, status=result.status | flag)
     game, outcome = rules_lib.referee(params.rules, turn.game, result, params.physics)
     rewards = jnp.where(valid, modes.reward_of(outcome, params), 0.0)
     return dict(game=game, rewards=rewards, outcome=outcome,

@@ -140,7 +140,8 @@ def check_params(params: EnvParams) -> None:
     physics' own with ``physics.params.check_params``). Traced params are skipped: inside ``jit``
     the step flags them instead (``params_are_valid``)."""
     if not isinstance(params, EnvParams):
-        raise TypeError(f"params must be billiards_env.EnvParams (billiards_env.default_params()), got {type(params).__name__}")
+        raise TypeError("params must be billiards_env.EnvParams (billiards_env.default_params()), "
+                        f"got {type(params).__name__}")
     if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(params)):
         return
     physics_params.check_params(params.physics)

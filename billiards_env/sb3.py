@@ -65,7 +65,8 @@ class BilliardsVecEnv(VecEnv):
 
     def step_async(self, actions_) -> None:
         if self._state is None:
-            raise RuntimeError("BilliardsVecEnv has no episodes running (not reset yet, or closed): call reset() before step()")
+            raise RuntimeError("BilliardsVecEnv has no episodes running (not reset yet, or closed): "
+                               "call reset() before step()")
         self._actions = actions.check_action(actions_, batch=self.num_envs)
 
     def step_wait(self):

@@ -3,6 +3,8 @@
 Every number is a leaf, so experiments can ``vmap`` over any of them (cushion restitution, say).
 Model choices (which ball-ball and cushion model) and the log capacity are static metadata.
 Derived values are properties, so they never go stale when a base value is replaced.
+Every leaf has an allowed range (``RANGES``): ``check_params`` raises for concrete values outside
+it, ``params_are_valid`` says so under ``jit`` (the simulation then flags ``Status.INVALID_PARAMS``).
 """
 from __future__ import annotations
 
@@ -411,8 +413,6 @@ def _show(value):
 
 def cast_params(params: Params, dtype) -> Params:
     """The same parameters in another float dtype."""
-    import jax
-
     return jax.tree_util.tree_map(lambda x: jnp.asarray(x, dtype), params)
 
 
