@@ -40,8 +40,21 @@ N_ACTIONS = len(NAMES)
 LOW, HIGH = -1.0, 1.0
 
 
+def check_shape(action, batch: int | None = None):
+    """ValueError unless ``action`` has shape (9,) (or (batch, 9)), TypeError unless it holds real
+    numbers. Shapes and dtypes are static, so this raises even while ``jit`` traces."""
+    shape = (N_ACTIONS,) if batch is None else (batch, N_ACTIONS)
+    dtype = np.dtype(action.dtype) if hasattr(action, "dtype") else np.asarray(action).dtype
+    if dtype.kind not in "fiu":
+        raise TypeError(f"action must be real numbers in [{LOW}, {HIGH}], got dtype {dtype}")
+    if np.shape(action) != shape:
+        raise ValueError(f"action must have shape {shape} (components {', '.join(NAMES)}), got {np.shape(action)}")
+
+
 def sanitize(action):
-    """(9,) the traced action with NaN replaced by 0 and every component clipped to [-1, 1]."""
+    """(9,) the traced action with NaN replaced by 0 and every component clipped to [-1, 1]
+    (ValueError for another shape: ``check_shape``)."""
+    check_shape(action)
     action = jnp.asarray(action)
     action = jnp.where(jnp.isfinite(action), action, jnp.where(jnp.isnan(action), 0.0, jnp.sign(action)))
     return jnp.clip(action, LOW, HIGH)
@@ -118,6 +131,8 @@ def apply_choices(game_rules, game, action, phys):
 def check_action(action, batch: int | None = None) -> np.ndarray:
     """A concrete action (or batch) as float32, or ValueError naming the allowed shape and range."""
     shape = (N_ACTIONS,) if batch is None else (batch, N_ACTIONS)
+    if np.iscomplexobj(action):
+        raise TypeError(f"action must be real numbers of shape {shape} in [{LOW}, {HIGH}], got complex values")
     try:
         array = np.asarray(action, dtype=np.float64)
     except (TypeError, ValueError):

@@ -29,7 +29,7 @@ import physics
 import rules as rules_lib
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
-from billiards_env.params import EnvParams, default_params
+from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
 from physics.pytree import pytree_dataclass, replace
 from rules import Call, PinState, Reason
@@ -127,10 +127,12 @@ class Turn(NamedTuple):
 
 
 def _prepare(cfg, params, game, action, key, skip):
-    """The choices written into the game, and the strike (with noise; V0 = 0 when ``skip``)."""
+    """The choices written into the game, and the strike (with noise; V0 = 0 when ``skip`` or
+    when the params are invalid: nothing moves, and ``judge`` voids the shot)."""
     action = actions.sanitize(action)
     game = actions.apply_choices(params.rules, game, action, params.physics)
     shot = actions.add_noise(actions.to_shot(action, params), key, params)
+    skip = skip | ~params_are_valid(params)
     shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
     return Turn(game, shot, pin_for_physics(game, cfg.pin))
 
@@ -152,9 +154,15 @@ def pin_for_physics(game, pin: bool):
 
 def judge(cfg: Config, turn: Turn, result, key, params: EnvParams) -> dict:
     """The referee's verdict on a shot: the carry of the rest of the step (game, rewards, outcome,
-    opponent shots so far, key for the opponent)."""
+    opponent shots so far, key for the opponent). Invalid params (traced, so nothing could raise)
+    set ``Status.INVALID_PARAMS`` on the shot, which the referee voids (reason INVALID_SHOT: the
+    game is unchanged), and give zero rewards."""
+    valid = params_are_valid(params)
+    flag = jnp.where(valid, 0, physics.Status.INVALID_PARAMS).astype(result.status.dtype)
+    result = replace(result, status=result.status | flag)
     game, outcome = rules_lib.referee(params.rules, turn.game, result, params.physics)
-    return dict(game=game, rewards=modes.reward_of(outcome, params), outcome=outcome,
+    rewards = jnp.where(valid, modes.reward_of(outcome, params), 0.0)
+    return dict(game=game, rewards=rewards, outcome=outcome,
                 n=jnp.zeros((), jnp.int32), key=jax.random.fold_in(key, 1))
 
 
@@ -336,7 +344,10 @@ class FunctionalEnv:
         return f"FunctionalEnv({self.discipline!r}, mode={self.mode!r})"
 
     def _params(self, params):
-        return self.default_params if params is None else params
+        """The params to use (default: ``default_params``), checked when concrete (ValueError)."""
+        params = self.default_params if params is None else params
+        check_params(params)
+        return params
 
     def init(self, key, params: EnvParams | None = None) -> State:
         """A new episode's State."""
@@ -355,6 +366,7 @@ class FunctionalEnv:
     def step_batch(self, states: State, actions_, keys, params: EnvParams | None = None, lanes: int = DEFAULT_LANES) -> State:
         """A batch of steps with the shots simulated on a pool of ``lanes`` lanes. Gives what
         ``jax.vmap(env.step)`` gives, faster when shots differ in length."""
+        actions.check_shape(actions_, batch=np.shape(states.step_count)[0])
         ops = make_ops(self.config, batched=True, staged=False, lanes=lanes)
         return transition(self.config, states, actions_, keys, self._params(params), ops)[0]
 

@@ -121,6 +121,10 @@ class BilliardsEnv(gym.Env):
         return {"current_player": int(state.current_player), "scores": state.game.scores.tolist()}
 
     def step(self, action):
+        """One shot. action: (9,) real numbers in [-1, 1] (``billiards_env.actions``); an action
+        outside the Box (NaN, inf, out of range, another shape) raises ValueError and a complex one
+        TypeError: nothing is clipped silently (clip in the agent, or use Gymnasium's ClipAction
+        wrapper). Stepping before ``reset()`` or after the episode ended raises ResetNeeded."""
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         if bool(self._state.terminated) or bool(self._state.truncated):

@@ -11,11 +11,16 @@ when the environment is built (``billiards_env.make_functional``).
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 import physics
 import rules as rules_lib
-from physics.pytree import pytree_dataclass, replace
+from physics import params as physics_params
+from physics import pytree
+from physics.params import FRACTION, NON_NEGATIVE, POSITIVE, Range
+from physics.pytree import pytree_dataclass
 
 # Execution noise of the computational-pool tournaments (standard deviations; docs/physics.md section 6).
 NOISE_PHI_DEG = 0.125
@@ -80,20 +85,92 @@ class EnvParams:
         return std * self.noise
 
 
-# name -> (default, dtype kind, check, words for the error)
+# name -> (default, kind, allowed values). Every float is finite; theta_max and offset_max are
+# > 0 because ``actions.from_shot`` divides by them; reward_scale > 0 keeps the official order of
+# rewards (0 would hide every point, a negative one reward fouls).
 _ENV_LEAVES = {
-    "noise": (0.0, "float", lambda v: v >= 0, ">= 0"),
-    "v_min": (0.5, "float", lambda v: v >= 0, ">= 0"),
-    "v_max": (8.0, "float", lambda v: v > 0, "> 0"),
-    "theta_max": (60.0, "float", lambda v: 0 <= v < 90, "in [0, 90)"),
-    "offset_max": (0.5, "float", lambda v: 0 <= v < 1, "in [0, 1)"),
-    "zero_sum": (False, "bool", lambda v: True, "True or False"),
-    "reward_scale": (1.0, "float", lambda v: v == v, "a number"),
-    "max_steps": (200, "int", lambda v: v >= 1, ">= 1"),
-    "start_probability": (0.25, "float", lambda v: 0 <= v <= 1, "in [0, 1]"),
-    "layout_player": (0, "int", lambda v: v in (0, 1), "0 or 1"),
+    "noise": (0.0, "float", NON_NEGATIVE),
+    "v_min": (0.5, "float", NON_NEGATIVE),
+    "v_max": (8.0, "float", POSITIVE),
+    "theta_max": (60.0, "float", Range(0.0, 90.0)),
+    "offset_max": (0.5, "float", Range(0.0, 1.0)),
+    "zero_sum": (False, "bool", Range(0, 1, low_open=False, high_open=False)),
+    "reward_scale": (1.0, "float", POSITIVE),
+    "max_steps": (200, "int", Range(1, low_open=False)),
+    "start_probability": (0.25, "float", FRACTION),
+    "layout_player": (0, "int", Range(0, 1, low_open=False, high_open=False)),
 }
 PARAM_NAMES = tuple(sorted(_ENV_LEAVES)) + ("layout",)
+
+
+def _allowed(name) -> str:
+    _, kind, allowed = _ENV_LEAVES[name]
+    return {"bool": "True or False", "int": f"an integer in {allowed}"}.get(kind, f"a real number in {allowed}")
+
+
+def _leaf(name, value, dtype):
+    """One EnvParams leaf from a user's value: TypeError unless a real number (a bool for
+    ``zero_sum``), ValueError unless whole where an integer is needed or outside its range."""
+    _, kind, allowed = _ENV_LEAVES[name]
+    array = None if isinstance(value, (str, bytes)) else np.asarray(value)
+    ok_kinds = "b" if kind == "bool" else ("iu" if kind == "int" else "fiu")
+    if array is None or array.shape != () or array.dtype.kind not in ok_kinds:
+        raise TypeError(f"params.{name} must be {_allowed(name)}, got {value!r}")
+    jdtype = {"float": dtype, "int": jnp.int32, "bool": jnp.bool_}[kind]
+    return jnp.asarray(array, jdtype)
+
+
+def _relations(p: EnvParams, xp):
+    """Bounds that tie leaves together: (name, holds, allowed values in words)."""
+    return [
+        ("v_min", p.v_min < p.v_max, "below v_max"),
+        ("v_max", p.v_max <= p.physics.cue.max_speed, "at most the cue's max_speed (physics.cue.max_speed)"),
+        ("offset_max", p.offset_max <= p.physics.cue.max_offset, "at most the miscue limit (physics.cue.max_offset)"),
+        ("layout", xp.all(xp.isfinite(p.layout)), "finite ball centres"),
+    ]
+
+
+def check_params(params: EnvParams) -> None:
+    """Raise ValueError naming the first leaf of ``params`` outside its allowed values (the
+    physics' own with ``physics.params.check_params``). Traced params are skipped: inside ``jit``
+    the step flags them instead (``params_are_valid``)."""
+    if not isinstance(params, EnvParams):
+        raise TypeError("params must be billiards_env.EnvParams (billiards_env.default_params()), "
+                        f"got {type(params).__name__}")
+    if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(params)):
+        return
+    physics_params.check_params(params.physics)
+    concrete = jax.device_get(params)
+    for name, (_, kind, allowed) in _ENV_LEAVES.items():
+        value = np.asarray(getattr(concrete, name))
+        if not np.all(allowed.holds(value.astype(float))) or (kind == "int" and value.dtype.kind not in "iu"):
+            raise ValueError(f"params.{name} must be {_allowed(name)}, got {value.tolist()}")
+    if np.shape(concrete.layout) != (3, 2):
+        raise ValueError(f"params.layout must have shape (3, 2), got {np.shape(concrete.layout)}")
+    for name, holds, words in _relations(concrete, np):
+        if not np.all(holds):
+            raise ValueError(f"params.{name} must be {words}, got {np.asarray(getattr(concrete, name)).tolist()}")
+
+
+def params_are_valid(params: EnvParams) -> jax.Array:
+    """() bool, traceable: every leaf in its range and the physics valid (``check_params``)."""
+    ok = physics_params.params_are_valid(params.physics)
+    for name, (_, _, allowed) in _ENV_LEAVES.items():
+        ok = ok & allowed.holds(jnp.asarray(getattr(params, name)).astype(params.physics.dtype), jnp)
+    for _, holds, _ in _relations(params, jnp):
+        ok = ok & holds
+    return ok
+
+
+def replace(obj, **changes):
+    """``dataclasses.replace``, checked when the result is concrete ``EnvParams`` or physical
+    parameters (``check_params``): the way to change a parameter of an existing set."""
+    new = pytree.replace(obj, **changes)
+    if isinstance(new, EnvParams):
+        check_params(new)
+    elif type(new) in physics_params.GROUPS:
+        physics_params.check_params(new)
+    return new
 
 
 def default_params(discipline: str = "three_cushion", *, rule_options=None, physics_options=None,
@@ -102,8 +179,8 @@ def default_params(discipline: str = "three_cushion", *, rule_options=None, phys
 
     rule_options: dict for ``rules.make_rules`` (e.g. ``distance=10``); physics_options: dict for
     ``physics.default_params`` (e.g. ``e_c=0.8``); values: the leaves of ``EnvParams`` above
-    (``noise``, ``zero_sum``, ``max_steps``, ``layout``, ...). Unknown names raise ValueError with
-    the valid ones.
+    (``noise``, ``zero_sum``, ``max_steps``, ``layout``, ...). Unknown names or values outside
+    their range raise ValueError naming the allowed ones; values of the wrong type TypeError.
     """
     rule_options = dict(rule_options or {})
     physics_options = dict(physics_options or {})
@@ -118,39 +195,22 @@ def default_params(discipline: str = "three_cushion", *, rule_options=None, phys
     unknown = sorted(set(values) - set(PARAM_NAMES))
     if unknown:
         raise ValueError(f"unknown environment parameter(s) {', '.join(unknown)}; valid: {', '.join(PARAM_NAMES)}")
-    dtype = phys.dtype
-    leaves = {}
-    for name, (default, kind, ok, words) in _ENV_LEAVES.items():
-        value = values.get(name, default)
-        try:
-            scalar = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"parameter {name} must be {words}, got {value!r}") from None
-        if not ok(scalar if kind != "int" else int(scalar)) or (kind == "int" and scalar != int(scalar)):
-            raise ValueError(f"parameter {name} must be {words}, got {value!r}")
-        jdtype = {"float": dtype, "int": jnp.int32, "bool": jnp.bool_}[kind]
-        leaves[name] = jnp.asarray(value, jdtype)
-    if float(leaves["v_min"]) >= float(leaves["v_max"]):
-        raise ValueError(f"parameter v_min must be below v_max, got {float(leaves['v_min'])} >= {float(leaves['v_max'])}")
-    if float(leaves["v_max"]) > float(phys.cue.max_speed):
-        raise ValueError(f"parameter v_max must be at most the cue's max_speed {float(phys.cue.max_speed)} m/s")
-    if float(leaves["offset_max"]) > float(phys.cue.max_offset):
-        raise ValueError(f"parameter offset_max must be at most the miscue limit {float(phys.cue.max_offset)}")
+    leaves = {name: _leaf(name, values.get(name, default), phys.dtype) for name, (default, _, _) in _ENV_LEAVES.items()}
     layout = values.get("layout")
     if layout is None:
-        leaves["layout"] = jnp.zeros((3, 2), dtype)
+        leaves["layout"] = jnp.zeros((3, 2), phys.dtype)
         leaves["layout_given"] = jnp.asarray(False)
     else:
         leaves["layout"] = check_layout(layout, phys, game_rules)
         leaves["layout_given"] = jnp.asarray(True)
-    return EnvParams(physics=phys, rules=game_rules, **leaves)
+    params = EnvParams(physics=phys, rules=game_rules, **leaves)
+    check_params(params)
+    return params
 
 
 def check_layout(layout, phys, game_rules):
     """(3, 2) array of a user's layout; ValueError when it is not a legal layout on the table."""
     from physics.simulate import layout_is_valid
-
-    import numpy as np
 
     array = np.asarray(layout, dtype=float)
     if array.shape != (3, 2) or not np.all(np.isfinite(array)):
@@ -166,4 +226,4 @@ def check_layout(layout, phys, game_rules):
     return jnp.asarray(array, phys.dtype)
 
 
-__all__ = ["EnvParams", "default_params", "check_layout", "replace", "PARAM_NAMES"]
+__all__ = ["EnvParams", "default_params", "check_layout", "check_params", "params_are_valid", "replace", "PARAM_NAMES"]

@@ -15,6 +15,7 @@ import gymnasium as gym
 import jax
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 
 import physics
 from billiards_env import actions, observation, render
@@ -75,12 +76,21 @@ class BilliardsAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[int(self._state.current_player)]
 
+    def _check_agent(self, agent):
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; valid: {', '.join(AGENTS)}")
+
     def observe(self, agent):
+        self._check_agent(agent)
+        if self._state is None:
+            EnvLogger.error_observe_before_reset()
         s = self._state
         obs = _observe_fn()(s.game, self.params, s.step_count, AGENTS.index(agent))
         return np.array(obs, dtype=np.float32)
 
     def step(self, action):
+        if self._state is None:
+            EnvLogger.error_step_before_reset()  # PettingZoo's own error: reset() first
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -109,6 +119,8 @@ class BilliardsAECEnv(AECEnv):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode")
             return None
+        if self._state is None:
+            EnvLogger.error_render_before_reset()
         state = host(self._state)
         game = state.game
         hungarian = self.params.rules.is_hungarian

@@ -35,6 +35,8 @@ class BilliardsVecEnv(VecEnv):
                  opponent="random", obs_format: str = "flat", seed: int = 0, fused: bool = True,
                  lanes: int = DEFAULT_LANES, rule_options=None, physics_options=None, **values):
         self.render_mode = None
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer (environments run side by side), got {num_envs!r}")
         self.obs_format = check_obs_format(obs_format)
         self.functional = make_functional(discipline_of(discipline), mode, opponent, rule_options=rule_options,
                                           physics_options=physics_options, **values)
@@ -62,6 +64,9 @@ class BilliardsVecEnv(VecEnv):
         return self._obs(obs)
 
     def step_async(self, actions_) -> None:
+        if self._state is None:
+            raise RuntimeError("BilliardsVecEnv has no episodes running (not reset yet, or closed): "
+                               "call reset() before step()")
         self._actions = actions.check_action(actions_, batch=self.num_envs)
 
     def step_wait(self):

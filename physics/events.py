@@ -89,6 +89,7 @@ class Status(enum.IntFlag):
     OVERFLOW = 1  # the log's capacity was hit: the shot was cut off, balls may still move
     INVALID_SHOT = 2  # NaN/inf or out-of-range strike parameters: nothing was simulated
     INVALID_LAYOUT = 4  # balls overlapping or outside the cushions at the start
+    INVALID_PARAMS = 8  # a physical parameter NaN/inf or out of its range: nothing was simulated
 
 
 @pytree_dataclass

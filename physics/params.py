@@ -3,11 +3,19 @@
 Every number is a leaf, so experiments can ``vmap`` over any of them (cushion restitution, say).
 Model choices (which ball-ball and cushion model) and the log capacity are static metadata.
 Derived values are properties, so they never go stale when a base value is replaced.
+Every leaf has an allowed range (``RANGES``): ``check_params`` raises for concrete values outside
+it, ``params_are_valid`` says so under ``jit`` (the simulation then flags ``Status.INVALID_PARAMS``).
 """
 from __future__ import annotations
 
-import jax.numpy as jnp
+import dataclasses
+import math
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from physics import _pytree
 from physics._pytree import pytree_dataclass, static_field
 from physics.table import Table, make_table
 
@@ -209,17 +217,16 @@ def default_params(table: str = "match", **overrides) -> Params:
     cushion_model = overrides.pop("cushion", "han2005")
     if cushion_model not in CUSHION_MODELS:
         raise ValueError(f"unknown cushion model {cushion_model!r}; valid: {', '.join(CUSHION_MODELS)}")
-    capacity = int(overrides.pop("capacity", 128))
-    if capacity < 2:
-        raise ValueError(f"capacity must be at least 2 events, not {capacity}")
-    table_sizes = {k: overrides.pop(k) for k in _TABLE_FIELDS if k in overrides}
-    g = overrides.pop("g", 9.81)
+    capacity = check_capacity(overrides.pop("capacity", 128))
+    table_sizes = {k: _real(k, overrides.pop(k)) for k in _TABLE_FIELDS if k in overrides}
+    g = _real("g", overrides.pop("g", 9.81))
 
     groups = {}
     for group, values in _DEFAULTS.items():
         fields = {}
         for name, default in values.items():
-            fields[name] = overrides.pop(_override_name(group, name), default)
+            key = _override_name(group, name)
+            fields[name] = _real(key, overrides.pop(key, default))
         groups[_GROUP[group]] = group(**{k: jnp.asarray(v, dtype) for k, v in fields.items()})
     if overrides:
         raise ValueError(
@@ -237,57 +244,179 @@ def default_params(table: str = "match", **overrides) -> Params:
     return params
 
 
-def check_params(params: Params) -> None:
-    """Raise ValueError for physically meaningless concrete parameters (skipped under tracing)."""
-    import jax
-    import numpy as np
+# -- allowed values ----------------------------------------------------------------------------
 
-    leaves = jax.tree_util.tree_leaves_with_path(params)
-    for path, leaf in leaves:
-        if isinstance(leaf, jax.core.Tracer):
-            return
-        value = np.asarray(leaf)
-        name = jax.tree_util.keystr(path)
-        if not np.all(np.isfinite(value)):
-            raise ValueError(f"parameter {name} must be finite, got {value}")
-    b, c, t = params.ball, params.cushion, params.table
-    checks = [
-        (np.all(np.asarray(b.mass) > 0), "ball mass must be > 0"),
-        (np.all(np.asarray(b.radius) > 0), "ball radius must be > 0"),
-        (np.all(np.asarray(b.u_s) > 0), "u_s must be > 0"),
-        (np.all(np.asarray(b.u_r) > 0), "u_r must be > 0"),
-        (np.all(np.asarray(b.u_sp_proportionality) >= 0), "u_sp_proportionality must be >= 0"),
-        (np.all((np.asarray(b.e_b) >= 0) & (np.asarray(b.e_b) <= 1)), "e_b must be in [0, 1]"),
-        (np.all((np.asarray(b.e_table) >= 0) & (np.asarray(b.e_table) < 1)), "e_table must be in [0, 1)"),
-        (np.all(np.asarray(params.pin.mass) > 0), "pin_mass must be > 0"),
-        (np.all(np.asarray(params.pin.contact_radius) > 0), "pin_contact_radius must be > 0"),
-        (np.all((np.asarray(params.pin.restitution) >= 0) & (np.asarray(params.pin.restitution) <= 1)), "pin_restitution must be in [0, 1]"),
-        (np.all((np.asarray(params.pin.cm_height) > 0) & (np.asarray(params.pin.cm_height) < np.asarray(params.pin.total_height))), "pin_cm_height must be in (0, pin_total_height)"),
-        (np.all((np.asarray(c.e_c) >= 0) & (np.asarray(c.e_c) <= 1)), "e_c must be in [0, 1]"),
-        (np.all(np.asarray(c.f_c) >= 0), "f_c must be >= 0"),
-        (
-            np.all((np.asarray(c.height) >= np.asarray(b.radius)) & (np.asarray(c.height) < 2 * np.asarray(b.radius))),
-            "cushion height must be in [R, 2R) so the nose is above the ball's equator",
-        ),
-        (np.all(np.asarray(t.length) > 4 * np.asarray(b.radius)), "table length too small for the balls"),
-        (np.all(np.asarray(t.width) > 4 * np.asarray(b.radius)), "table width too small for the balls"),
-        (np.all(np.asarray(params.g) > 0), "g must be > 0"),
-        (np.all(np.asarray(params.cue.mass) > 0), "cue mass must be > 0"),
-        (np.all((np.asarray(params.cue.max_offset) > 0) & (np.asarray(params.cue.max_offset) < 1)), "max_offset must be in (0, 1)"),
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    """An interval of allowed values; the open ends exclude their bound (an infinite end is
+    always open, so every allowed value is finite)."""
+
+    low: float
+    high: float = math.inf
+    low_open: bool = True
+    high_open: bool = True
+
+    def __str__(self):
+        return f"{'(' if self.low_open else '['}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+
+    def holds(self, x, xp=np):
+        """Elementwise: x lies in the interval (False for NaN)."""
+        above = x > self.low if self.low_open else x >= self.low
+        below = x < self.high if self.high_open or math.isinf(self.high) else x <= self.high
+        return above & below & xp.isfinite(x)
+
+
+POSITIVE = Range(0.0)
+NON_NEGATIVE = Range(0.0, low_open=False)
+FRACTION = Range(0.0, 1.0, low_open=False, high_open=False)  # restitutions
+
+# The allowed range of every leaf of ``Params``, by its path. Why each bound (docs/physics.md):
+# masses, lengths, g and the friction that ends a motion (u_s, u_r, u_sp) must be > 0, or a
+# time to stop is infinite or a division by zero gives NaN (section 1); restitutions lie in
+# [0, 1] (no energy is created); the cloth must absorb something on a bounce (e_table < 1) or a
+# hopping ball never lands; the throw fit a + b exp(-c v) is a friction, >= 0 (section 2); the
+# cue's end mass ratio m / m_end is >= 0 (section 3; a negative one divides by zero in the
+# squirt); offsets are fractions of R below the ball's edge (section 3).
+RANGES = {
+    "ball": dict(
+        mass=POSITIVE, radius=POSITIVE, u_s=POSITIVE, u_r=POSITIVE, u_sp_proportionality=POSITIVE, e_b=FRACTION,
+        e_table=Range(0.0, 1.0, low_open=False), throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
+    ),
+    "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE),
+    "cue": dict(
+        mass=POSITIVE, tip_radius=POSITIVE, end_mass_ratio=NON_NEGATIVE, tip_restitution=FRACTION,
+        max_offset=Range(0.0, 1.0), max_speed=POSITIVE,
+    ),
+    "pin": dict(
+        mass=POSITIVE, contact_radius=POSITIVE, total_height=POSITIVE, base_radius=POSITIVE, cm_height=POSITIVE,
+        restitution=FRACTION,
+    ),
+    "table": dict(
+        length=POSITIVE, width=POSITIVE, head_string_offset=NON_NEGATIVE, spot_spacing=POSITIVE,
+        base_spot_fraction=Range(0.0, 0.5),
+    ),
+    "g": POSITIVE,
+}
+
+
+def _relations(p: Params, xp):
+    """Bounds that tie two leaves together: (name, holds, allowed range in words)."""
+    R = p.ball.radius
+    return [
+        # docs/physics.md section 2: the nose touches the ball above its equator, below its top.
+        ("cushion.height", (p.cushion.height >= R) & (p.cushion.height < 2 * R), "in [ball.radius, 2 ball.radius)"),
+        ("pin.cm_height", p.pin.cm_height < p.pin.total_height, "below pin.total_height"),
+        ("table.length", p.table.length > 4 * R, "above 4 ball.radius (room for two balls)"),
+        ("table.width", p.table.width > 4 * R, "above 4 ball.radius (room for two balls)"),
     ]
-    for ok, message in checks:
-        if not ok:
-            raise ValueError(message)
+
+
+def _leaves(obj, prefix):
+    """(path, value, Range) of every ranged leaf of ``obj``: a ``Params`` (prefix "") or one group."""
+    if prefix:
+        return [(f"{prefix}.{name}", getattr(obj, name), rng) for name, rng in RANGES[prefix].items()]
+    out = []
+    for group, ranges in RANGES.items():
+        if isinstance(ranges, Range):
+            out.append((group, getattr(obj, group), ranges))
+        else:
+            out += _leaves(getattr(obj, group), group)
+    return out
+
+
+_GROUP_NAMES = {BallParams: "ball", CushionParams: "cushion", CueParams: "cue", PinParams: "pin", Table: "table"}
+GROUPS = (Params, *_GROUP_NAMES)  # what ``check_params`` and ``replace`` take
+
+
+def check_capacity(capacity) -> int:
+    """The log capacity as an int: TypeError unless an integer, ValueError below 2 events."""
+    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
+        raise TypeError(f"params.capacity must be an integer number of events (at least 2), got {capacity!r}")
+    if capacity < 2:
+        raise ValueError(f"params.capacity must be at least 2 events, got {capacity}")
+    return int(capacity)
+
+
+def _is_traced(obj) -> bool:
+    return any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(obj))
+
+
+def check_params(params) -> None:
+    """Raise ValueError naming the first leaf outside its allowed range (``RANGES``), e.g.
+    "params.ball.u_sp_proportionality must be in (0, inf), got 0".
+
+    params: a ``Params`` or one of its groups (``BallParams``, ``Table``, ...); a leaf may carry a
+    batch axis (every value is checked). Traced params are skipped: inside ``jit`` the simulation
+    flags them instead (``params_are_valid``; ``Status.INVALID_PARAMS``).
+    """
+    if _is_traced(params):
+        return
+    whole = isinstance(params, Params)
+    if not whole and type(params) not in _GROUP_NAMES:
+        raise TypeError(f"params must be a physics.Params (or one of its groups), got {type(params).__name__}")
+    if whole:
+        check_capacity(params.capacity)
+        for name, value, valid in (("ball_ball", params.ball_ball, BALL_BALL_MODELS),
+                                   ("cushion_model", params.cushion_model, CUSHION_MODELS)):
+            if value not in valid:
+                raise ValueError(f"params.{name} must be one of {', '.join(valid)}, got {value!r}")
+    concrete = jax.device_get(params)
+    for path, value, rng in _leaves(concrete, "" if whole else _GROUP_NAMES[type(params)]):
+        value = np.asarray(value)
+        if value.dtype.kind not in "fiu":
+            raise TypeError(f"params.{path} must be a real number, got dtype {value.dtype}")
+        if not np.all(rng.holds(value)):
+            raise ValueError(f"params.{path} must be in {rng}, got {_show(value)}")
+    if whole:
+        for path, holds, words in _relations(concrete, np):
+            if not np.all(holds):
+                raise ValueError(f"params.{path} must be {words}, got {_show(np.asarray(_get(concrete, path)))}")
+
+
+def params_are_valid(params: Params) -> jax.Array:
+    """() bool, traceable: every leaf in its range and every relation holds (``check_params``)."""
+    ok = jnp.asarray(True)
+    for _, value, rng in _leaves(params, ""):
+        ok = ok & jnp.all(rng.holds(jnp.asarray(value), jnp))
+    for _, holds, _ in _relations(params, jnp):
+        ok = ok & jnp.all(holds)
+    return ok
+
+
+def replace(obj, **changes):
+    """``dataclasses.replace`` for ``Params`` and its groups, checked (``check_params``) when the
+    values are concrete: the way to change a parameter of an existing set."""
+    new = _pytree.replace(obj, **changes)
+    check_params(new)
+    return new
+
+
+def _real(name, value):
+    """An override as a NumPy value, or TypeError unless it is a real number (or array of them)."""
+    array = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(None)
+    if array.dtype.kind not in "fiu":
+        raise TypeError(f"parameter {name} must be a real number, got {value!r}")
+    return array
+
+
+def _get(obj, path):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _show(value):
+    """The offending values of a leaf, short."""
+    return value.item() if value.ndim == 0 else value.tolist()
 
 
 def cast_params(params: Params, dtype) -> Params:
     """The same parameters in another float dtype."""
-    import jax
-
     return jax.tree_util.tree_map(lambda x: jnp.asarray(x, dtype), params)
 
 
 __all__ = [
-    "BallParams", "CushionParams", "CueParams", "PinParams", "Params", "default_params", "check_params",
-    "cast_params",
+    "BallParams", "CushionParams", "CueParams", "PinParams", "Params", "Range", "RANGES", "default_params",
+    "check_params", "params_are_valid", "replace", "cast_params", "GROUPS", "POSITIVE", "NON_NEGATIVE", "FRACTION",
 ]

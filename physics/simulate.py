@@ -20,8 +20,8 @@ from physics.detect import (
 )
 from physics.events import EventKind, EventLog, Motion, ShotResult, Status
 from physics.motion import Balls, classify, end_of_state, evolve, hop_speed
-from physics.params import Params, default_params
-from physics.strike import Shot, shot_is_valid, strike
+from physics.params import Params, check_params, default_params, params_are_valid
+from physics.strike import Shot, check_fields, check_limits, shot_is_valid, strike
 
 # Balls closer than this (m) beyond touching, or past a cushion, make an invalid layout.
 LAYOUT_TOLERANCE = 1e-7
@@ -167,11 +167,12 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
 
 
 def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
-    """The balls just after the strike, the pin, and whether the shot and layout are valid.
+    """The balls just after the strike, the pin, and the ``Status`` flags known before the loop.
 
     An elevated cue drives the ball into the cloth, which throws it back up with restitution
-    e_table: a hop if that lifts it more than ``HOP_HEIGHT``. An invalid shot or layout leaves
-    every ball at rest, so nothing is simulated. Returns (balls, pin, shot_ok, layout_ok).
+    e_table: a hop if that lifts it more than ``HOP_HEIGHT``. Invalid parameters, an invalid
+    shot or an invalid layout leave every ball at rest, so nothing is simulated. Returns
+    (balls, pin, status): status is int32 INVALID_* flags (see ``_status``).
     """
     dtype = params.dtype
     r = jnp.asarray(positions, dtype)
@@ -183,7 +184,8 @@ def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
         pin_position = jnp.asarray(pin_position, dtype)
         pin = PinState(pin_position, jnp.asarray(PIN_STANDING, jnp.int8), jnp.asarray(-1, jnp.int8))
     layout_ok = layout_is_valid(r, params, pin_position)
-    go = shot_ok & layout_ok
+    params_ok = params_are_valid(params)
+    go = shot_ok & layout_ok & params_ok
     v_cue, w_cue, down = strike(shot, params)
     up = params.ball.e_table * down
     hops = go & (up >= hop_speed(params))
@@ -194,7 +196,13 @@ def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
     motion = classify(v, w, params).at[cue_ball].set(
         jnp.where(hops, Motion.AIRBORNE, classify(v[cue_ball], w[cue_ball], params))
     )
-    return Balls(r, v, w, b.z, vz, motion.astype(jnp.int8)), pin, shot_ok, layout_ok
+    # Shot and layout are judged against the parameters: with invalid ones only INVALID_PARAMS says so.
+    status = jnp.where(
+        params_ok,
+        jnp.where(shot_ok, 0, Status.INVALID_SHOT) | jnp.where(layout_ok, 0, Status.INVALID_LAYOUT),
+        Status.INVALID_PARAMS,
+    ).astype(jnp.int32)
+    return Balls(r, v, w, b.z, vz, motion.astype(jnp.int8)), pin, status
 
 
 def _next_event(b: Balls, pin, t, params):
@@ -221,12 +229,9 @@ def _is_moving(motion):
     return jnp.any((motion != Motion.STATIONARY) & (motion != Motion.OFF_TABLE), axis=-1)
 
 
-def _status(overflow, shot_ok, layout_ok):
-    return (
-        jnp.where(overflow, Status.OVERFLOW, 0)
-        | jnp.where(shot_ok, 0, Status.INVALID_SHOT)
-        | jnp.where(layout_ok, 0, Status.INVALID_LAYOUT)
-    ).astype(jnp.int32)
+def _status(overflow, start_status):
+    """() int32 ``Status`` flags: those found at the start (``_start``), and OVERFLOW."""
+    return (jnp.where(overflow, Status.OVERFLOW, 0) | start_status).astype(jnp.int32)
 
 
 def _result(log, k, overflow, status, b: Balls, pin, t, dtype) -> ShotResult:
@@ -249,7 +254,7 @@ def _result(log, k, overflow, status, b: Balls, pin, t, dtype) -> ShotResult:
 
 def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None) -> ShotResult:
     """One shot: a while loop of ``_next_event`` until every ball is at rest or the log is full."""
-    b, pin, shot_ok, layout_ok = _start(positions, shot, cue_ball, params, pin_position)
+    b, pin, start_status = _start(positions, shot, cue_ball, params, pin_position)
     t = jnp.zeros((), params.dtype)
     log = EventLog.empty(params.capacity, b.r.shape[0], params.dtype)
     log = _record(log, 0, EventKind.CUE_STRIKE, t, jnp.asarray(cue_ball), -1, -1, b)
@@ -266,7 +271,7 @@ def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None
     state = (b, pin, t, jnp.ones((), jnp.int32), log)
     b, pin, t, k, log = jax.lax.while_loop(cond, body, state)
     overflow = _is_moving(b.motion)
-    return _result(log, k, overflow, _status(overflow, shot_ok, layout_ok), b, pin, t, params.dtype)
+    return _result(log, k, overflow, _status(overflow, start_status), b, pin, t, params.dtype)
 
 
 def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position, lanes: int) -> ShotResult:
@@ -283,7 +288,7 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     B, n = positions.shape[:2]
     C = params.capacity
     dtype = params.dtype
-    b0, pin0, shot_ok, layout_ok = jax.vmap(lambda p, s, c, q: _start(p, s, c, params, q))(
+    b0, pin0, start_status = jax.vmap(lambda p, s, c, q: _start(p, s, c, params, q))(
         positions, shot, cue_ball, pin_position
     )
     log = jax.vmap(lambda c, b: _record(EventLog.empty(C, n, dtype), 0, EventKind.CUE_STRIKE, 0.0, c, -1, -1, b))(
@@ -351,7 +356,7 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     c = jax.lax.while_loop(cond, body, carry)
     overflow = _is_moving(c["final"].motion)
     pin = None if pin_position is None else c["final_pin"]
-    return _result(c["log"], c["num"], overflow, _status(overflow, shot_ok, layout_ok), c["final"], pin,
+    return _result(c["log"], c["num"], overflow, _status(overflow, start_status), c["final"], pin,
                    c["final_t"], dtype)
 
 
@@ -363,10 +368,37 @@ _simulate_batch_params_jit = jax.jit(jax.vmap(_simulate, in_axes=(0, 0, 0, 0, 0)
 DEFAULT_LANES = 128
 
 
-def _as_shot(shot) -> Shot:
-    if isinstance(shot, Shot):
-        return shot
-    raise TypeError(f"shot must be a physics.Shot, got {type(shot).__name__}")
+def _as_shot(shot, params: Params, batch=None) -> Shot:
+    """The shot, checked: real fields of shape () (or (batch,)), and within the limits of
+    ``params`` when both are concrete (traced values are flagged in ``status`` instead)."""
+    if not isinstance(shot, Shot):
+        raise TypeError(f"shot must be a physics.Shot, got {type(shot).__name__}")
+    check_fields(shot, () if batch is None else (batch,))
+    check_limits(shot, params)
+    return shot
+
+
+def _as_params(params: Params | None, batch=None) -> Params:
+    """The params (default: ``default_params()``), checked when concrete; with ``batch``, every
+    leaf must have that leading batch axis (``batched_params``)."""
+    params = default_params() if params is None else params
+    if not isinstance(params, Params):
+        raise TypeError(f"params must be a physics.Params (physics.default_params()), got {type(params).__name__}")
+    check_params(params)
+    if batch is not None:
+        for path, leaf in jax.tree_util.tree_leaves_with_path(params):
+            if np.shape(leaf)[:1] != (batch,):
+                raise ValueError(
+                    f"with batched_params, params{jax.tree_util.keystr(path)} must have the leading batch axis "
+                    f"of positions ({batch},), got shape {np.shape(leaf)}"
+                )
+    return params
+
+
+def _check_real(name, value):
+    dtype = np.result_type(value) if not hasattr(value, "dtype") else np.dtype(value.dtype)
+    if dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be real numbers (int or float), got dtype {dtype}")
 
 
 def _check_positions(positions, batched: bool):
@@ -375,6 +407,9 @@ def _check_positions(positions, batched: bool):
     if len(shape) != want or shape[-1] != 2 or shape[-2] < 1:
         expected = "(batch, n_balls, 2)" if batched else "(n_balls, 2)"
         raise ValueError(f"positions must have shape {expected}, got {shape}")
+    if batched and shape[0] < 1:
+        raise ValueError(f"positions must hold at least one shot (batch size >= 1), got shape {shape}")
+    _check_real("positions", positions)
 
 
 def _check_pin(pin, batch=None):
@@ -385,6 +420,24 @@ def _check_pin(pin, batch=None):
     if not ok:
         allowed = "(2,)" if batch is None else f"(2,) or ({batch}, 2)"
         raise ValueError(f"pin must be None (no pin) or a position of shape {allowed}, got {shape}")
+    _check_real("pin", pin)
+
+
+def _check_cue_ball(cue_ball, n: int, batch=None):
+    """An integer ball index in [0, n - 1] (or (batch,) of them); the range only when concrete."""
+    allowed = f"an integer ball index in [0, {n - 1}]" + ("" if batch is None else f", or ({batch},) of them")
+    dtype = getattr(cue_ball, "dtype", None)
+    integer = (isinstance(cue_ball, (int, np.integer)) and not isinstance(cue_ball, (bool, np.bool_))) or (
+        dtype is not None and np.dtype(dtype).kind in "iu"
+    )
+    if not integer:
+        raise TypeError(f"cue_ball must be {allowed}, got {cue_ball!r}")
+    if np.shape(cue_ball) not in ((), () if batch is None else (batch,)):
+        raise ValueError(f"cue_ball must be {allowed}, got shape {np.shape(cue_ball)}")
+    if not isinstance(cue_ball, jax.core.Tracer):
+        values = np.asarray(cue_ball)
+        if np.any(values < 0) or np.any(values >= n):
+            raise ValueError(f"cue_ball must be {allowed}, got {values.tolist()}")
 
 
 def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = None, pin=None) -> ShotResult:
@@ -392,17 +445,17 @@ def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = N
 
     pin: None for the carom games, or where the pin stands, (2,) (the Hungarian game: usually
     ``params.table.centre``). Runs compiled (the first call for a given shape and set of static
-    settings compiles). Problems the compiled code cannot raise for are flagged in
-    ``result.status``.
+    settings compiles). Bad arguments raise TypeError or ValueError naming the allowed values;
+    what only shows in traced values (under ``jit``) is flagged in ``result.status``.
     """
-    params = default_params() if params is None else params
+    params = _as_params(params)
     _check_positions(positions, batched=False)
     _check_pin(pin)
     n = np.shape(positions)[0]
-    if isinstance(cue_ball, (int, np.integer)) and not 0 <= cue_ball < n:
-        raise ValueError(f"cue_ball must be a ball index in [0, {n - 1}], got {cue_ball}")
+    _check_cue_ball(cue_ball, n)
+    shot = _as_shot(shot, params)
     pin = None if pin is None else jnp.asarray(pin, params.dtype)
-    return _simulate_jit(positions, _as_shot(shot), cue_ball, params, pin)
+    return _simulate_jit(positions, shot, cue_ball, params, pin)
 
 
 def simulate_batch(
@@ -411,17 +464,19 @@ def simulate_batch(
 ) -> ShotResult:
     """Simulate a batch of shots in one compiled call.
 
-    positions: (batch, n_balls, 2); shot: a ``Shot`` whose fields are (batch,) arrays (scalars
-    are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2); params:
-    shared, or with a leading batch axis on every leaf when ``batched_params`` is True (to sweep
-    a physical parameter, with a plain ``vmap``). lanes: how many shots run side by side (see
-    ``_simulate_pool``).
+    positions: (batch, n_balls, 2), batch >= 1; shot: a ``Shot`` whose fields are (batch,) arrays
+    (scalars are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2);
+    params: shared, or with a leading batch axis on every leaf when ``batched_params`` is True
+    (to sweep a physical parameter, with a plain ``vmap``). lanes: how many shots run side by
+    side (see ``_simulate_pool``). Bad arguments raise as in ``simulate``; a size that does not
+    match the batch of ``positions`` raises ValueError naming the argument.
     """
-    params = default_params() if params is None else params
     _check_positions(positions, batched=True)
-    batch = np.shape(positions)[0]
+    batch, n = np.shape(positions)[:2]
+    params = _as_params(params, batch if batched_params else None)
     _check_pin(pin, batch)
-    shot = _as_shot(shot)
+    _check_cue_ball(cue_ball, n, batch)
+    shot = _as_shot(shot, params, batch)
     shot = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(jnp.asarray(x, params.dtype), (batch,)), shot)
     cue_ball = jnp.broadcast_to(jnp.asarray(cue_ball, jnp.int32), (batch,))
     positions = jnp.asarray(positions, params.dtype)

@@ -24,19 +24,27 @@ import numpy as np
 from physics._pytree import pytree_dataclass
 
 
+FIELDS = ("V0", "phi", "theta", "a", "b")
+
+
 @pytree_dataclass
 class Shot:
     """A cue strike. Angles in degrees (the field's units), the rest SI.
 
     Attributes:
-      V0: cue speed (m/s), >= 0.
+      V0: cue speed (m/s), >= 0 (and at most the parameters' ``cue.max_speed``).
       phi: aim direction in the table plane, 0 along +x, counter-clockwise.
       theta: cue elevation above the table, in [0, 90).
       a: side offset, fraction of R, + is right english.
       b: vertical offset, fraction of R, + is follow (top), - is draw.
+        sqrt(a^2 + b^2) is at most the parameters' ``cue.max_offset`` (beyond is a miscue).
 
-    Concrete values are checked when the shot is built; inside jit the simulation flags invalid
-    shots in ``ShotResult.status`` instead.
+    Each field is a real number or array. What holds whatever the parameters (finite values,
+    V0 >= 0, theta in [0, 90)) is checked when the shot is built from concrete numbers; the
+    limits that come from the parameters are checked by ``physics.simulate`` (``check_limits``).
+    Inside ``jit`` the simulation flags an invalid shot in ``ShotResult.status`` instead.
+    Fields that are not numbers (None, objects) are let through here, because JAX rebuilds
+    shots with placeholders (``vmap``'s ``in_axes``); the simulation refuses them.
     """
 
     V0: jax.Array
@@ -46,47 +54,101 @@ class Shot:
     b: jax.Array = 0.0
 
     def __post_init__(self):
-        values = (self.V0, self.phi, self.theta, self.a, self.b)
-        if all(_is_concrete_number(x) for x in values):
+        values = [getattr(self, name) for name in FIELDS]
+        for name, x in zip(FIELDS, values):
+            if isinstance(x, (str, bytes, list, dict)) or _kind(x) == "c":
+                raise TypeError(f"Shot.{name} must be a real number or array, got {_describe(x)}")
+        if all(_kind(x) in ("f", "i", "u") for x in values):
             check_shot(*values)
 
 
-def _is_concrete_number(x) -> bool:
+def _kind(x):
+    """The dtype kind of a concrete number or array ("f", "i", "c", ...), None for anything else
+    (a tracer, a placeholder)."""
     if isinstance(x, jax.core.Tracer):
-        return False
-    if isinstance(x, (int, float, np.ndarray, np.generic, jax.Array)):
-        return np.asarray(x).dtype.kind in "fiu"
-    return False
+        return None
+    if isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, jax.Array)):
+        return np.asarray(x).dtype.kind
+    return None
 
 
-def check_shot(V0, phi, theta, a, b, max_speed=10.0, max_offset=0.6) -> None:
-    """Raise ValueError naming the allowed range for any strike parameter outside it."""
+def _describe(x) -> str:
+    return f"{x!r} ({type(x).__name__})" if not hasattr(x, "dtype") else f"an array of dtype {x.dtype}"
+
+
+def check_fields(shot: "Shot", shape=()) -> None:
+    """TypeError unless every field is a real number or array (traced ones included); ValueError
+    unless each has shape () or ``shape``. The simulation's entry check."""
+    for name in FIELDS:
+        x = getattr(shot, name)
+        dtype = getattr(x, "dtype", None)
+        if dtype is None and isinstance(x, (int, float)) and not isinstance(x, bool):
+            continue
+        if dtype is None or np.dtype(dtype).kind not in "fiu":
+            raise TypeError(f"Shot.{name} must be a real number or array (int or float), got {_describe(x)}")
+        if np.shape(x) not in ((), tuple(shape)):
+            allowed = "()" if tuple(shape) == () else f"() or {tuple(shape)}"
+            raise ValueError(f"Shot.{name} must have shape {allowed}, got {np.shape(x)}")
+
+
+def check_shot(V0, phi, theta, a, b, max_speed=None, max_offset=None) -> None:
+    """Raise ValueError naming the allowed range for any strike parameter outside it: finite,
+    V0 >= 0, theta in [0, 90); and, when given, V0 <= max_speed and sqrt(a^2 + b^2) <= max_offset
+    (each tolerant of the rounding of the limit to the value's own dtype)."""
     arrays = {"V0": V0, "phi": phi, "theta": theta, "a": a, "b": b}
     for name, x in arrays.items():
         if not np.all(np.isfinite(np.asarray(x, dtype=float))):
             raise ValueError(f"shot parameter {name} must be finite, got {x}")
-    if np.any(np.asarray(V0) < 0) or np.any(np.asarray(V0) > max_speed):
-        raise ValueError(f"cue speed V0 must be in [0, {max_speed}] m/s, got {V0}")
+    if np.any(np.asarray(V0) < 0):
+        raise ValueError(f"cue speed V0 must be in [0, inf) m/s, got {V0}")
     if np.any(np.asarray(theta) < 0) or np.any(np.asarray(theta) >= 90):
         raise ValueError(f"cue elevation theta must be in [0, 90) degrees, got {theta}")
-    offset = np.hypot(np.asarray(a, float), np.asarray(b, float))
-    if np.any(offset > max_offset):
+    if max_speed is not None and not np.all(_speed_ok(np.asarray(V0), np.asarray(max_speed), np.asarray(V0).dtype)):
+        raise ValueError(f"cue speed V0 must be in [0, {float(max_speed):g}] m/s (params.cue.max_speed), got {V0}")
+    a_, b_ = np.asarray(a), np.asarray(b)
+    if max_offset is not None and not np.all(_offset_ok(a_, b_, np.asarray(max_offset), (a_.dtype, b_.dtype))):
         raise ValueError(
-            f"tip offset sqrt(a^2 + b^2) must be at most {max_offset} R (beyond is a miscue), "
-            f"got a={a}, b={b}"
+            f"tip offset sqrt(a^2 + b^2) must be at most {float(max_offset):g} R (params.cue.max_offset; "
+            f"beyond is a miscue), got a={a}, b={b}"
         )
 
 
+def check_limits(shot: "Shot", params) -> None:
+    """``check_shot`` against the limits of ``params`` (max_speed, max_offset), for concrete shots
+    and parameters; nothing when either is traced (the simulation flags it then)."""
+    values = [getattr(shot, name) for name in FIELDS]
+    limits = (params.cue.max_speed, params.cue.max_offset)
+    if all(_kind(x) is not None for x in values + list(limits)):
+        check_shot(*values, max_speed=limits[0], max_offset=limits[1])
+
+
+def _slack(*dtypes) -> float:
+    """1 + the relative rounding of the coarsest of ``dtypes`` (float64 for integers): a value
+    equal to a limit rounded to the value's own dtype still meets the limit."""
+    kinds = [np.dtype(d) if np.dtype(d).kind == "f" else np.dtype(np.float64) for d in dtypes]
+    return 1.0 + max(float(np.finfo(d).eps) for d in kinds)
+
+
+def _speed_ok(V0, limit, dtype):
+    return V0 <= limit * _slack(dtype)
+
+
+def _offset_ok(a, b, limit, dtypes):
+    return a * a + b * b <= (limit * _slack(*dtypes)) ** 2
+
+
 def shot_is_valid(shot: Shot, params) -> jax.Array:
-    """() bool: the traced counterpart of ``check_shot``."""
-    values = jnp.stack([jnp.asarray(x, params.dtype) for x in (shot.V0, shot.phi, shot.theta, shot.a, shot.b)])
+    """() bool: the traced counterpart of ``check_shot`` with the limits of ``params`` (tolerant
+    of the rounding of the shot's own dtype, as ``check_shot``)."""
+    raw = [jnp.asarray(getattr(shot, name)) for name in FIELDS]
+    V0, phi, theta, a, b = (x.astype(params.dtype) for x in raw)
     return (
-        jnp.all(jnp.isfinite(values))
-        & (shot.V0 >= 0)
-        & (shot.V0 <= params.cue.max_speed)
-        & (shot.theta >= 0)
-        & (shot.theta < 90)
-        & (shot.a**2 + shot.b**2 <= params.cue.max_offset**2)
+        jnp.all(jnp.isfinite(jnp.stack([V0, phi, theta, a, b])))
+        & (V0 >= 0)
+        & _speed_ok(V0, params.cue.max_speed, raw[0].dtype)
+        & (theta >= 0)
+        & (theta < 90)
+        & _offset_ok(a, b, params.cue.max_offset, (raw[3].dtype, raw[4].dtype))
     )
 
 
