@@ -4,7 +4,9 @@
 A saved agent is two files side by side: the model (``name.zip``, SB3's own format) and a JSON
 sidecar (``name.json``) that says what the model was trained on: the discipline, the algorithm
 and the environment settings (rule and physics options, the action ranges, noise, ...), so that
-the observation and the action mapping of training are rebuilt exactly:
+the observation and the action mapping of training are rebuilt exactly. The sidecar also stores the
+observation's contract (``billiards_env.observation.layout()``: version, groups, fingerprint), and
+a model trained on another observation is refused when loaded, with both layouts in the message:
 
     state  --billiards_env.observation.observe-->  obs (OBS_SIZE,)  --policy (deterministic)-->
     action in [-1, 1]^9  --billiards_env.actions.to_shot-->  physics.Shot
@@ -33,12 +35,20 @@ import numpy as np
 import physics
 from agents.base import Planner
 from billiards_env import actions as env_actions
+from billiards_env import observation as env_observation
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import default_params, replace
 
 ALGORITHMS = ("ppo", "sac")
 SIDECAR_FORMAT = "carom-billiards learned agent"
 SIDECAR_VERSION = 1
+# Sidecars written before the observation was versioned carry only "observation_size". Every one
+# of them was trained on this layout, the only one the environments had until then, so they are
+# read as observation version 1 (and refused by any build that observes another version).
+UNVERSIONED_OBSERVATION = {
+    "version": 1,
+    "groups": [["balls", 6], ["pin", 5], ["frozen", 7], ["choices", 5], ["score", 5], ["counters", 5], ["turn", 5]],
+}
 
 
 def model_paths(path) -> tuple[str, str]:
@@ -124,6 +134,7 @@ class LearnedAgent(Planner):
         missing = [k for k in ("discipline", "algorithm", "env") if k not in meta]
         if missing or not isinstance(meta["env"], dict):
             raise ValueError(f"{json_path}: sidecar lacks {', '.join(missing) or 'a valid env entry'}")
+        _check_observation(meta.get("observation", UNVERSIONED_OBSERVATION), json_path)
         algo_cls = _algorithm_class(meta["algorithm"])
         try:
             # only the policy is used: the training schedules are not unpickled (robust across versions)
@@ -148,8 +159,8 @@ class LearnedAgent(Planner):
 
     def sidecar(self) -> dict:
         return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline,
-                    algorithm=self.algorithm, observation_size=OBS_SIZE, n_actions=env_actions.N_ACTIONS,
-                    env=self.env, info=self.info)
+                    algorithm=self.algorithm, observation_size=OBS_SIZE, observation=env_observation.layout(),
+                    n_actions=env_actions.N_ACTIONS, env=self.env, info=self.info)
 
     # -- playing -------------------------------------------------------------------------------
 
@@ -192,6 +203,24 @@ def _check_spaces(model):
     if obs_shape != (OBS_SIZE,) or act_shape != (env_actions.N_ACTIONS,):
         raise ValueError(f"the model's spaces are observation {obs_shape}, action {act_shape}; a LearnedAgent "
                          f"needs ({OBS_SIZE},) and ({env_actions.N_ACTIONS},) (the flat \"shot\" mode)")
+
+
+def _check_observation(stored, json_path):
+    """ValueError unless the sidecar's observation (version and groups) is the one this build observes."""
+    groups = stored.get("groups") if isinstance(stored, dict) else None
+    well_formed = isinstance(groups, list) and all(
+        isinstance(g, list) and len(g) == 2 and isinstance(g[0], str) and isinstance(g[1], int) for g in groups)
+    if well_formed and "fingerprint" in stored and stored["fingerprint"] != env_observation.fingerprint(groups):
+        well_formed = False  # edited by hand: the groups are not the ones the fingerprint was made of
+    if not well_formed or not isinstance(stored.get("version"), (int, str)):
+        raise ValueError(f"{json_path}: malformed observation entry {stored!r}; expected "
+                         f"{{\"version\": ..., \"groups\": [[name, size], ...]}}")
+    current = env_observation.layout()
+    if stored["version"] != current["version"] or groups != current["groups"]:
+        raise ValueError(
+            f"{json_path}: this model was trained on observation {env_observation.describe(stored)}; this build "
+            f"observes {env_observation.describe(current)}. Retrain it (experiments.train) or play it with a "
+            f"build that observes version {stored['version']}.")
 
 
 def _jsonable(value):

@@ -3,6 +3,13 @@
 The flat vector is the concatenation of the dict's entries in this order (``GROUPS``); every
 value is clipped into its bounds, so an observation always lies in its space.
 
+The contract: ``GROUPS`` (name, size, upper bound, in order) and ``OBS_VERSION``. A trained model
+depends on both, so a saved model stores them (``layout()``: the version, the groups' names and
+sizes, and their ``fingerprint``) and is refused by a build that observes anything else. Any
+change of what the vector holds (a group added, removed, resized, reordered, or an entry whose
+meaning or scale changes) bumps ``OBS_VERSION``; a test pins the fingerprint of each version, so
+a change of the groups without a bump fails it.
+
 =========  ====  ========================================================================  ======
 key        size  contents                                                                  bounds
 =========  ====  ========================================================================  ======
@@ -29,12 +36,15 @@ turn       5     the viewer is player 1 (0: player 0); the viewer broke; the equ
 """
 from __future__ import annotations
 
+import hashlib
+
 import gymnasium as gym
 import jax.numpy as jnp
 import numpy as np
 
 from rules import PinState, board_scores_of, cue_ball_of
 
+OBS_VERSION = 1
 GROUPS = (
     ("balls", 6, 1.0),
     ("pin", 5, 1.0),
@@ -46,6 +56,25 @@ GROUPS = (
 )
 OBS_SIZE = sum(size for _, size, _ in GROUPS)
 INNINGS_SCALE = 100.0
+
+
+def fingerprint(groups=None) -> str:
+    """12 hex digits of ``groups`` (default ``GROUPS``; (name, size, ...) each) that change
+    whenever a group's name or size, or their order, changes."""
+    text = ";".join(f"{group[0]}:{group[1]}" for group in (GROUPS if groups is None else groups))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:12]
+
+
+def layout() -> dict:
+    """The observation contract as a saved model stores it: version, groups [name, size], fingerprint."""
+    return {"version": OBS_VERSION, "groups": [[name, size] for name, size, _ in GROUPS],
+            "fingerprint": fingerprint()}
+
+
+def describe(stored: dict) -> str:
+    """A layout in words, for messages: 'version 1 with groups balls 6, pin 5, ...'."""
+    groups = ", ".join(f"{name} {size}" for name, size in stored["groups"])
+    return f"version {stored['version']} with groups {groups}"
 
 
 def ball_order(cue):

@@ -17,10 +17,8 @@ import numpy as np
 
 from physics import _pytree
 from physics._pytree import pytree_dataclass, static_field
+from physics.collide.registry import BALL_BALL_MODELS, CUSHION_MODELS  # the registries: name -> model
 from physics.table import Table, make_table
-
-BALL_BALL_MODELS = ("frictional", "frictionless")
-CUSHION_MODELS = ("han2005", "mathavan2010")
 
 
 @pytree_dataclass

@@ -1,5 +1,8 @@
 """Tests of the Mathavan et al. (2010) ball-cushion impact (physics/collide/cushion_mathavan2010).
 
+What every cushion model must keep (energy, symmetry, ...) is checked for all registered models in
+tests/test_collision_models.py, which shares the helpers below; here are this model's own answers.
+
 Compiled functions are built once here; parameters are traced arguments, so parameter variants
 reuse the same compilation.
 """
@@ -10,9 +13,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 import physics
 from physics.collide import cushion_mathavan2010 as mathavan
@@ -128,26 +128,6 @@ def normal_rate_bounds(params):
 
 # --------------------------------------------------------------------------------------------------
 
-@settings(max_examples=25, deadline=None)
-@given(
-    speed=hnp.arrays(np.float64, BATCH, elements=st.floats(0.05, 6.0)),
-    incidence=hnp.arrays(np.float64, BATCH, elements=st.floats(-1.56, 1.56)),
-    spin=hnp.arrays(np.float64, (BATCH, 3), elements=st.floats(-3.0, 3.0)),
-    normal_angle=hnp.arrays(np.float64, BATCH, elements=st.floats(0.0, 2 * np.pi)),
-    e_c=st.sampled_from([0.85, 0.98, 1.0, 0.0]),
-)
-def test_kinetic_energy_never_increases(speed, incidence, spin, normal_angle, e_c):
-    params = with_cushion(PARAMS, e_c=e_c)
-    v, w, n = shots(speed, incidence, spin, normal_angle)
-    v1, w1 = _batched(v, w, n, params)
-    before, after = energy(v, w, params), energy(v1, w1, params)
-    assert np.all(np.isfinite(after))
-    assert np.all(after <= before * (1 + 1e-12)), np.max(after / before)
-    # and the ball leaves the cushion (or, with e_c = 0, stops against it)
-    vn = np.sum(np.asarray(v1) * n, -1)
-    assert np.all(vn <= 1e-12 * speed)
-
-
 @pytest.mark.parametrize("e_c", [0.85, 0.98])
 def test_head_on_stun_rebounds_straight_back(e_c):
     params = with_cushion(PARAMS, e_c=e_c)
@@ -192,60 +172,6 @@ def mirror(v, w, n):
     v_m = v - 2 * np.sum(v * t, -1, keepdims=True) * t
     w_m = -(w - 2 * np.sum(w * t3, -1, keepdims=True) * t3)
     return v_m, w_m
-
-
-@pytest.mark.parametrize("aligned", [True, False])
-def test_mirror_symmetry(aligned):
-    v, w, n = random_shots(7, BATCH)
-    if aligned:  # cushion frame = table frame: mirroring is exact negation, result bit-exact
-        rng = np.random.default_rng(8)
-        v, w, _ = shots(rng.uniform(0.05, 6.0, BATCH), rng.uniform(-1.55, 1.55, BATCH),
-                        rng.uniform(-2.0, 2.0, (BATCH, 3)), np.full(BATCH, 0.5 * np.pi))
-        n = np.tile([0.0, 1.0], (BATCH, 1))
-    v1, w1 = run(v, w, n)
-    vm, wm = mirror(v, w, n)
-    v2, w2 = run(vm, wm, n)
-    v1m, w1m = mirror(v1, w1, n)
-    tol = 0.0 if aligned else 1e-9
-    sc = scale_of(v, w)[:, None]
-    assert np.all(np.abs(v2 - v1m) <= tol * sc)
-    assert np.all(np.abs(R * (w2 - w1m)) <= tol * sc)
-    # the mirror is not trivial: the sideways outcome did change sign
-    assert np.any(np.abs(np.sum(v1 * frame(n), -1)) > 1e-3)
-
-
-def test_moving_away_is_returned_unchanged():
-    rng = np.random.default_rng(11)
-    v, w, n = random_shots(11, BATCH)
-    v_away = v - 2 * np.sum(v * n, -1, keepdims=True) * n  # flip the normal component
-    n[:4] = [0.0, 1.0]
-    v_away[:4] = np.stack([rng.uniform(-3, 3, 4), np.zeros(4)], -1)  # exactly along the cushion
-    v_away[4] = 0.0  # at rest but spinning
-    v1, w1 = run(v_away, w, n)
-    assert np.array_equal(v1, v_away) and np.array_equal(w1, w)
-
-
-def test_outputs_finite_for_extreme_inputs():
-    n = np.tile([0.0, 1.0], (BATCH, 1))
-    v = np.zeros((BATCH, 2))
-    w = np.zeros((BATCH, 3))
-    v[1] = [0.0, 1e-300]
-    v[2] = [5.0, 1e-15]  # grazing
-    v[3] = [0.0, 100.0]
-    w[3] = [1e4, -1e4, 1e4]
-    v[4] = [1e-9, 1e-9]
-    w[4] = [0.0, 0.0, 300.0]
-    v[5] = [0.0, 2.0]
-    w[5] = [-2.0 / R, 0.0, 0.0]  # rolling into the cushion: the bed contact starts without slip
-    v[6] = [1.0, 1.0]
-    w[6] = [-1.0 / R, 1.0 / R, 0.0]  # rolling obliquely
-    v[7] = [0.0, 1e-3]
-    w[7] = [0.0, 0.0, 1e3]  # a crawl with huge side spin
-    v1, w1 = run(v, w, n)
-    assert np.all(np.isfinite(v1)) and np.all(np.isfinite(w1))
-    assert np.array_equal(v1[0], v[0]) and np.array_equal(w1[0], w[0])  # zero velocity
-    assert np.all(v1[1:8, 1] <= 0)
-    assert np.all(energy(v1, w1, PARAMS) <= energy(v, w, PARAMS) * (1 + 1e-12))
 
 
 def test_float32_stays_float32():

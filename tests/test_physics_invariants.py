@@ -9,6 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 import physics
 from physics import Shot, Status
+from physics.collide import BALL_BALL_MODELS, CUSHION_MODELS
+from physics.pytree import replace
 from tests.conftest import energy
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
@@ -235,11 +237,23 @@ def test_bad_arguments_raise(params):
         physics.default_params(e_c=1.5)
 
 
+# Every registered collision model (physics.collide.registry), the others at their defaults.
+EVERY_MODEL = [("cushion", name) for name in CUSHION_MODELS] + [("ball_ball", name) for name in BALL_BALL_MODELS]
+
+
+@pytest.mark.parametrize("option, model", EVERY_MODEL)
 @settings(max_examples=8, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1))
-def test_invariants_with_the_mathavan2010_cushion(seed):
-    params = physics.default_params(cushion="mathavan2010")
+def test_invariants_with_every_registered_model(option, model, seed):
+    params = physics.default_params(**{option: model})
     rng = np.random.default_rng(seed)
-    res = physics.simulate(random_layout(rng, params), random_shot(rng), 0, params)
+    pos, shot = random_layout(rng, params), random_shot(rng)
+    if option == "ball_ball":  # aimed at ball 1, so that the model is used
+        shot = replace(shot, phi=float(np.degrees(np.arctan2(*(pos[1] - pos[0])[::-1]))))
+    res = physics.simulate(pos, shot, 0, params)
     check_invariants(res, params)
-    assert any(e["kind"] == "ball_cushion" for e in physics.event_list(res)) or int(res.num_events) < 6
+    kinds = [e["kind"] for e in physics.event_list(res)]
+    if option == "ball_ball":
+        assert "ball_ball" in kinds
+    else:
+        assert "ball_cushion" in kinds or int(res.num_events) < 6

@@ -4,8 +4,8 @@ import pytest
 
 import physics
 from physics import EventKind, Shot
-from physics.collide import ball_ball, cushion_han2005
-from tests.conftest import energy, far_ball
+from physics.collide import cushion_han2005
+from tests.conftest import far_ball
 
 G = 9.81
 
@@ -165,29 +165,3 @@ def test_cushion_bounce_in_a_simulated_shot_mirrors_the_angle():
     assert e["t"] == 0.0 and e["cushion"] == "right"
     v = np.asarray(e["velocities"][0])
     assert np.degrees(np.arctan2(v[1], v[0])) == pytest.approx(40.0, abs=1e-9)
-
-
-def test_ball_ball_conserves_momentum_and_loses_energy(params):
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        v1, v2 = rng.normal(size=2) * 2, rng.normal(size=2) * 2
-        w1, w2 = rng.normal(size=3) * 60, rng.normal(size=3) * 60
-        normal = rng.normal(size=2)
-        normal /= np.linalg.norm(normal)
-        a1, b1, a2, b2 = (np.asarray(x) for x in ball_ball.resolve(v1, w1, v2, w2, normal, params))
-        assert a1 + a2 == pytest.approx(v1 + v2, abs=1e-12)
-        before = energy(np.stack([v1, v2]), np.stack([w1, w2]), params)
-        after = energy(np.stack([a1, a2]), np.stack([b1, b2]), params)
-        assert after <= before * (1 + 1e-12)
-
-
-def test_cushion_impact_never_adds_energy(params):
-    rng = np.random.default_rng(1)
-    for _ in range(200):
-        v = rng.normal(size=2) * 2
-        w = rng.normal(size=3) * 60
-        normal = np.array([[1.0, 0], [-1.0, 0], [0, 1.0], [0, -1.0]])[rng.integers(4)]
-        v2, w2 = cushion_han2005.resolve(v, w, normal, params)
-        assert energy(np.asarray(v2), np.asarray(w2), params) <= energy(v, w, params) * (1 + 1e-12)
-        if v @ normal <= 0:  # not approaching: unchanged
-            assert np.asarray(v2) == pytest.approx(v) and np.asarray(w2) == pytest.approx(w)

@@ -17,8 +17,9 @@ import jax.numpy as jnp
 from physics.collide.contact import cross, frictional_impulse, lift
 
 
-def resolve(v1, w1, v2, w2, normal, params):
-    """Velocities (2,) and spins (3,) of two colliding balls after the impact.
+def _impact(v1, w1, v2, w2, normal, params, mu_of_slip):
+    """Velocities (2,) and spins (3,) of two colliding balls after the impact, with the friction
+    coefficient ``mu_of_slip(slip speed)`` at the contact.
 
     normal: (2,) unit vector from ball 1's centre to ball 2's. Returns (v1, w1, v2, w2).
     Balls that are not approaching are returned unchanged.
@@ -29,17 +30,23 @@ def resolve(v1, w1, v2, w2, normal, params):
     u = (lift(v1) + cross(w1, r1)) - (lift(v2) + cross(w2, r2))
     u_t = u - jnp.sum(u * n) * n
     slip = jnp.sqrt(jnp.sum(u_t * u_t))
-    if params.ball_ball == "frictionless":
-        mu = jnp.zeros_like(slip)
-    else:
-        b = params.ball
-        mu = b.throw_a + b.throw_b * jnp.exp(-b.throw_c * slip)  # TP A-14
     k_n = 2.0 / m
     k_t = 2.0 * (1.0 / m + R**2 / inertia)
-    P = frictional_impulse(u, n, k_n, k_t, params.ball.e_b, mu)
+    P = frictional_impulse(u, n, k_n, k_t, params.ball.e_b, mu_of_slip(slip))
     return (
         v1 + P[:2] / m,
         w1 + cross(r1, P) / inertia,
         v2 - P[:2] / m,
         w2 + cross(r2, -P) / inertia,
     )
+
+
+def frictional(v1, w1, v2, w2, normal, params):
+    """The "frictional" model: throw from the TP A-14 friction fit (arguments as ``_impact``)."""
+    b = params.ball
+    return _impact(v1, w1, v2, w2, normal, params, lambda slip: b.throw_a + b.throw_b * jnp.exp(-b.throw_c * slip))
+
+
+def frictionless(v1, w1, v2, w2, normal, params):
+    """The "frictionless" model: restitution only (arguments as ``_impact``)."""
+    return _impact(v1, w1, v2, w2, normal, params, jnp.zeros_like)
