@@ -7,8 +7,12 @@ treedef, so changing them recompiles instead of silently branching on traced val
 from __future__ import annotations
 
 import dataclasses
+from typing import TypeVar
 
 import jax
+from typing_extensions import dataclass_transform
+
+T = TypeVar("T")
 
 
 def static_field(**kwargs):
@@ -16,10 +20,11 @@ def static_field(**kwargs):
     return dataclasses.field(metadata={"static": True}, **kwargs)
 
 
-def pytree_dataclass(cls):
-    """Make ``cls`` a frozen dataclass and register it with JAX."""
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, static_field))
+def pytree_dataclass(cls: type[T]) -> type[T]:
+    """Make ``cls`` a frozen dataclass and register it with JAX (type checkers see a dataclass)."""
     cls = dataclasses.dataclass(frozen=True)(cls)
-    fields = dataclasses.fields(cls)
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     meta = [f.name for f in fields if f.metadata.get("static", False)]
     data = [f.name for f in fields if not f.metadata.get("static", False)]
     return jax.tree_util.register_dataclass(cls, data_fields=data, meta_fields=meta)
