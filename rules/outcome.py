@@ -4,7 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics._pytree import pytree_dataclass
-from rules.codes import CALL_OF_REASON
+from rules.codes import CALL_OF_REASON, CALL_OF_REASON_HUNGARIAN
 
 
 @pytree_dataclass
@@ -52,9 +52,11 @@ class Outcome:
     lag_winner: jnp.ndarray
 
 
-def call_of(reason):
-    """() int32: the main call for a reason code."""
-    return jnp.asarray([int(c) for c in CALL_OF_REASON], jnp.int32)[reason]
+def call_of(reason, hungarian: bool = False):
+    """() int32: the main call for a reason code, in the carom games' words or the Hungarian
+    game's (``hungarian``, static)."""
+    table = CALL_OF_REASON_HUNGARIAN if hungarian else CALL_OF_REASON
+    return jnp.asarray([int(c) for c in table], jnp.int32)[reason]
 
 
 def quiet_outcome(reason, shooter, **fields) -> Outcome:
@@ -89,7 +91,7 @@ def shot_outcome(rules, facts, verdict, *, shooter, points, turn_passes, game_ov
         shot_value=verdict.shot_value,
         foul=verdict.foul,
         reason=verdict.reason,
-        call=call_of(verdict.reason),
+        call=call_of(verdict.reason, rules.is_hungarian),
         field_call=jnp.where(game_over, 0, field_call).astype(jnp.int32),
         anchor_call=jnp.where(game_over, 0, anchor_call).astype(jnp.int32),
         countdown=countdown_value,

@@ -43,7 +43,9 @@ KINDS = {
 }
 
 
-def call_for(reason):
+def call_for(reason, family="carom"):
+    if reason == WRONG_BALL and family == "hungarian":
+        return CALL_FOUL  # H-4.3: "hiba"; there is no opponent's ball in this game (H-3.1)
     if reason == SCORED:
         return CALL_POINTS
     if reason in (EMPTY, TOO_FEW_CUSHIONS, NOT_OFF_RED, FIELD_LIMIT, ANCHOR_LIMIT, PURE_LIMIT):
@@ -528,7 +530,7 @@ def hungarian(o, s, shot, t):
 
     # H-7: jumped balls
     layout = [list(x) for x in shot["final_positions"]]
-    in_hand = any(r["jumped"])
+    in_hand = any(r["jumped"]) or r["wrong"]  # H-7.2 to H-7.4; H-6.4 for a foul against H-4.3
     base = base_spots(t)
     clearance = 2 * R + o["frozen_tolerance"]
     choice = -1
@@ -579,6 +581,7 @@ def hungarian(o, s, shot, t):
     board_after[s["current_player"]] += run
     out = blank_outcome(reason, p)
     out.update(
+        call=call_for(reason, "hungarian"),
         points=[board_after[i] - board_before[i] for i in range(2)],
         shot_value=value if scored else 0, foul=foul,
         frozen_warning=any(frozen) and not game_over, turn_passes=turn_passes,
