@@ -30,6 +30,7 @@ class Reason(enum.IntEnum):
     LAG_DECIDED = 16  # rule C-1.2: the lag has a winner
     LAG_FOUL = 17  # rule C-1.4: one lag ball fouled, the other player wins the lag
     LAG_REPEAT = 18  # rule C-1.3: balls collided, stopped equally far, or both fouled
+    VOID_LIMIT = 19  # void shots in a row: resolved as a miss from the starting layout (rules.void)
 
 
 # Reasons that are fouls in every discipline; EMPTY and TOO_FEW_CUSHIONS are fouls only in
@@ -101,6 +102,7 @@ CALL_OF_REASON = (
     Call.LAG_WON,  # LAG_DECIDED
     Call.LAG_WON,  # LAG_FOUL
     Call.LAG_REPEAT,  # LAG_REPEAT
+    Call.INVALID,  # VOID_LIMIT
 )
 assert len(CALL_OF_REASON) == len(Reason)
 
