@@ -32,20 +32,20 @@ from billiards_env.runner import Runner
 from physics.simulate import layout_is_valid
 
 STUCK_AFTER = 5  # unchanged shots in a row that make a game stuck (a void streak is resolved at 3)
-DEFAULT_MAX_SHOTS = 400
+DEFAULT_MAX_SHOTS = 200
 SOAK_DISTANCE = {"carom": 2, "hungarian": 300}  # points to win in the soak when no distance is given
-DEFAULT_BATCH = 64
+DEFAULT_BATCH = 256  # games stepped together (the physics pool's lanes)
 DTYPES = ("float64", "float32")
 VOID_REASONS = (rules.Reason.INVALID_SHOT, rules.Reason.VOID_LIMIT)
 
 
-def check_arguments(discipline, games, dtype, seed, max_shots, distance):
+def check_arguments(discipline, games, dtype, seed, max_shots, distance, batch=DEFAULT_BATCH):
     """ValueError naming the argument and what is allowed."""
     if discipline not in rules.DISCIPLINES:
         raise ValueError(f"discipline must be one of {', '.join(rules.DISCIPLINES)}, got {discipline!r}")
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    for name, value, low in (("games", games, 1), ("max_shots", max_shots, 1), ("seed", seed, 0)):
+    for name, value, low in (("games", games, 1), ("max_shots", max_shots, 1), ("seed", seed, 0), ("batch", batch, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if distance is not None and (isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or distance < 1):
@@ -140,7 +140,7 @@ def run(discipline: str, games: int, dtype: str = "float64", seed: int = 0, max_
     distance: points to win; None plays to ``SOAK_DISTANCE`` of the discipline's family (the
     rules' own distance is far beyond random play's reach in the carom games). Games run in
     batches of at most ``batch``. Returns a dict of counts (and the settings and seconds)."""
-    check_arguments(discipline, games, dtype, seed, max_shots, distance)
+    check_arguments(discipline, games, dtype, seed, max_shots, distance, batch)
     env, params = make_env(discipline, dtype, max_shots, distance)
     key = jax.random.PRNGKey(seed)
     counts = dict(games=0, shots=0, finished=0, stuck=0, stuck_unchanged=0, stuck_invalid_layout=0,
@@ -174,8 +174,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-shots", type=int, default=DEFAULT_MAX_SHOTS, help="shots after which a game is cut off")
     parser.add_argument("--distance", type=int, default=None, help="points to win (default: a short soak distance)")
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="games stepped together")
     args = parser.parse_args(argv)
-    counts = run(args.discipline, args.games, args.dtype, args.seed, args.max_shots, args.distance)
+    counts = run(args.discipline, args.games, args.dtype, args.seed, args.max_shots, args.distance, args.batch)
     for name in ("games", "shots", "finished", "stuck", "stuck_unchanged", "stuck_invalid_layout", "stuck_nan",
                  "repairs", "void_shots"):
         print(f"{name:>22}: {counts[name]}")

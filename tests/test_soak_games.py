@@ -50,9 +50,19 @@ def test_the_tally_sees_unchanged_shots_and_nans():
 
 
 @pytest.mark.parametrize("name, value", [("discipline", "snooker"), ("games", 0), ("dtype", "float16"),
-                                         ("max_shots", 2.5), ("distance", 0), ("seed", -1)])
+                                         ("max_shots", 2.5), ("distance", 0), ("seed", -1), ("batch", 0)])
 def test_bad_arguments_name_the_argument(name, value):
-    arguments = dict(discipline="three_cushion", games=1, dtype="float64", seed=0, max_shots=1, distance=None)
+    arguments = dict(discipline="three_cushion", games=1, dtype="float64", seed=0, max_shots=1, distance=None,
+                     batch=1)
     arguments[name] = value
     with pytest.raises(ValueError, match=name):
         soak_games.run(**arguments)
+
+
+def test_main_prints_the_counts_and_a_closing_line(capsys):
+    counts = soak_games.main(["--discipline", "three_cushion", "--games", str(GAMES), "--max-shots", "3",
+                              "--distance", "1"])
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert f"games: {GAMES}" in printed[0] and GAMES <= counts["shots"] <= 3 * GAMES
+    assert printed[-1].startswith(f"three_cushion float64, distance 1: {GAMES} games, {counts['shots']} shots")
+    assert printed[-1].endswith("no game stuck")
