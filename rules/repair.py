@@ -27,7 +27,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics.simulate import layout_is_valid
-from rules import choices, respot
+from rules import choices, log, respot
 from rules.codes import Phase, PinState
 from rules.state import GameState, replace, select
 
@@ -62,9 +62,10 @@ def outside(params, positions):
 def mark_outside(params, shot):
     """(ShotResult, () bool): balls at rest outside the playing area are reported off the table,
     so that the referee judges them jumped (H-7.1, C-9.2 b) and re-spots them (H-7, C-11.4,
-    C-12.8, C-13.4). The flag says a ball was marked."""
+    C-12.8, C-13.4). The flag says a ball was marked that the log did not already show leaving
+    the table (an OFF_TABLE event is judged a jump anyway: nothing to repair then)."""
     off = outside(params, shot.final_positions) & shot.on_table
-    return replace(shot, on_table=shot.on_table & ~off), jnp.any(off)
+    return replace(shot, on_table=shot.on_table & ~off), jnp.any(off & ~log.jumped(shot))
 
 
 def _pin_clearance(rules, params):

@@ -52,6 +52,18 @@ def test_C_9_2_b_and_C_13_4_a_ball_at_rest_outside_the_cushions_has_jumped():
     assert valid(state, p)
 
 
+def test_C_9_2_b_a_ball_logged_off_the_table_but_reported_on_it_is_judged_jumped_without_a_repair():
+    # the log has the ball's OFF_TABLE event: the referee judges it jumped as always; the final
+    # position outside the table is not used, so there is nothing to repair
+    final = FREE.copy()
+    final[1] = [-0.0615, 0.39]
+    r, p = make("three_cushion")
+    s = state_with(r, p, positions=FREE, current_player=0, first_carom_pending=False)
+    state, out = judge(r, p, s, ["cushion", "ball 1", "off 1"], final=final, on_table=[True] * 3)
+    assert int(out.reason) == Reason.JUMPED and int(state.repairs) == 0 and valid(state, p)
+    assert np.allclose(state.positions[1], p.table.head_string_spots[1])  # C-13.4 b: the next shooter's ball
+
+
 def test_C_13_4_a_ball_reported_on_the_table_with_no_position_has_jumped():
     final = FREE.copy()
     final[2] = [np.nan, np.nan]
