@@ -25,7 +25,8 @@ class Outcome:
       game_over: bool.  winner: int32 (-1 none or draw).  draw: bool (C-8.4).
       shooter: int32, who played the shot.  carom: bool, the cue ball touched both object balls.
       pin_down: bool, a standing pin fell.  cushions: int32, cue-ball cushions before the carom.
-      jumped: (3,) bool.  respotted: (3,) bool, balls the referee moved (re-spot, ball in hand).
+      jumped: (3,) bool.  respotted: (3,) bool, balls the referee moved (re-spot, ball in hand, a
+        repair, ``rules.repair``).
       lag_winner: int32, the lag's winner (-1 if not a decided lag shot).
     """
 
