@@ -8,7 +8,10 @@ finished episode raises (``gymnasium.error.ResetNeeded``): call ``reset()``.
 ``info`` after a step: ``call`` (the referee's call in words, ``rules.call_words``), ``events``
 (the shot's events, ``physics.event_list``), ``shot`` (the strike as played, after noise),
 ``points`` (each player's points on the board for the step's first shot), ``foul``, ``reason``,
-``scores``, ``current_player``, ``opponent_shots`` (built-in opponent, "game" mode).
+``scores``, ``current_player``, ``opponent_shots`` (built-in opponent, "game" mode), and
+``repairs`` (``REPAIRS_KEY``, also after ``reset``): the impossible states the referee repaired
+in this game so far (``rules.GameState.repairs``; ``rules.repair``, ``rules.void``), which every
+adapter reports under the same key.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from billiards_env.params import check_layout, replace
 from billiards_env.runner import Runner
 
 OBS_FORMATS = ("flat", "dict")
+REPAIRS_KEY = "repairs"  # the info key of the referee's repair counter, in every adapter
 
 
 def host(tree):
@@ -118,7 +122,8 @@ class BilliardsEnv(gym.Env):
         return self._obs(state), self._reset_info(state)
 
     def _reset_info(self, state) -> dict:
-        return {"current_player": int(state.current_player), "scores": state.game.scores.tolist()}
+        return {"current_player": int(state.current_player), "scores": state.game.scores.tolist(),
+                REPAIRS_KEY: int(state.game.repairs)}
 
     def step(self, action):
         """One shot. action: (9,) real numbers in [-1, 1] (``billiards_env.actions``); an action
@@ -146,6 +151,7 @@ class BilliardsEnv(gym.Env):
             opponent_shots=int(state.opponent_shots),
             rewards=state.rewards.tolist(),
         )
+        info[REPAIRS_KEY] = int(state.game.repairs)
         if self.render_mode == "human":
             self.render()
         return self._obs(state), reward, bool(state.terminated), bool(state.truncated), info

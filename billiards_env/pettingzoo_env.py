@@ -5,7 +5,8 @@ Each agent observes the table from its own point of view (its own cue ball first
 first); the choices and frozen flags are shown to the agent whose turn it is. Rewards are each
 player's points on the board from the shot (with ``zero_sum``, minus the opponent's), so a
 Hungarian foul rewards the other player (H-9.7). The episode ends with the game (terminations) or
-after ``max_steps`` shots (truncations).
+after ``max_steps`` shots (truncations). Every agent's info holds the game's repair counter under
+``"repairs"`` (``rules.GameState.repairs``), and after a shot the referee's verdict.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 import physics
 from billiards_env import actions, observation, render
 from billiards_env.functional import make_functional
-from billiards_env.gym_env import host, outcome_info
+from billiards_env.gym_env import REPAIRS_KEY, host, outcome_info
 from billiards_env.registration import discipline_of
 from billiards_env.runner import Runner
 
@@ -73,7 +74,7 @@ class BilliardsAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: {REPAIRS_KEY: int(self._state.game.repairs)} for a in self.agents}
         self.agent_selection = AGENTS[int(self._state.current_player)]
 
     def _check_agent(self, agent):
@@ -105,6 +106,7 @@ class BilliardsAECEnv(AECEnv):
             self.terminations[a] = bool(state.terminated)
             self.truncations[a] = bool(state.truncated)
         info = dict(outcome_info(state.outcome), shooter=agent, scores=state.game.scores.tolist())
+        info[REPAIRS_KEY] = int(state.game.repairs)
         self.infos = {a: dict(info) for a in self.agents}
         self.agent_selection = AGENTS[int(state.current_player)]
         self._accumulate_rewards()

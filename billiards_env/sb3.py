@@ -8,7 +8,8 @@ over environments and no sub-processes.
     PPO("MlpPolicy", venv).learn(100_000)
 
 Episode ends follow SB3's conventions: ``infos[i]["terminal_observation"]`` holds the last
-observation and ``infos[i]["TimeLimit.truncated"]`` says the episode was truncated. The last
+observation and ``infos[i]["TimeLimit.truncated"]`` says the episode was truncated;
+``infos[i]["repairs"]`` is the game's repair counter (``rules.GameState.repairs``). The last
 step's official rewards stay in ``official_rewards``; ``shape_reward`` is the one hook for a
 training aid on top of them.
 """
@@ -21,7 +22,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from billiards_env import actions, observation
 from billiards_env.functional import DEFAULT_LANES, make_functional
-from billiards_env.gym_env import check_obs_format, host
+from billiards_env.gym_env import REPAIRS_KEY, check_obs_format, host
 from billiards_env.registration import discipline_of
 from billiards_env.runner import Runner
 
@@ -72,14 +73,14 @@ class BilliardsVecEnv(VecEnv):
     def step_wait(self):
         self._key, k = jax.random.split(self._key)
         self._state, stepped = self._runner.step(self._state, self._actions, k, self.params)
-        obs, player, final_obs, rewards, terminated, truncated = host((
+        obs, player, final_obs, rewards, terminated, truncated, repairs = host((
             self._state.observation, self._state.current_player, stepped.observation, stepped.rewards,
-            stepped.terminated, stepped.truncated))
+            stepped.terminated, stepped.truncated, stepped.game.repairs))
         self.official_rewards = rewards[np.arange(self.num_envs), self._acting].astype(np.float32)
         reward = self.shape_reward(self.official_rewards, stepped)
         self._acting = player
         dones = terminated | truncated
-        infos = [{} for _ in range(self.num_envs)]
+        infos = [{REPAIRS_KEY: int(n)} for n in repairs]
         for i in np.nonzero(dones)[0]:
             infos[i]["terminal_observation"] = self._obs(final_obs[i])
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])

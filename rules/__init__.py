@@ -32,8 +32,10 @@ states and shots (and over rule options, which are leaves). Module map: ``discip
 table), ``options`` (Rules), ``state``, ``log`` (filters over the event log), ``judge`` (facts of a
 shot), ``geometry`` (fields, anchors, frozen balls), ``fields`` (consecutive caroms in a zone),
 ``scoring`` (verdicts), ``carom`` and ``hungarian`` (one shot of each family), ``respot``, ``pin``,
-``lag``, ``referee`` (the shared behaviour), ``choices``, ``outcome``, ``codes`` and ``calls``
-(codes and their words).
+``lag``, ``referee`` (the shared behaviour), ``repair`` (impossible layouts from the physics,
+resolved as a referee would; counted in ``GameState.repairs``), ``void`` (void shots, and their
+streaks resolved as a miss), ``choices``, ``outcome``, ``codes`` and ``calls`` (codes and their
+words).
 
 Choices made where the rules leave it open (each documented where it is made): time tolerance
 for simultaneous contacts, read against the shooter (O-7, ``judge``); frozen balls and the push
@@ -41,8 +43,9 @@ time (O-3, ``judge``); chalk-line tolerance (C-11.5, ``options``); corner-field 
 ``geometry``); the position calls' meaning and ties between fields (``fields``); who takes the
 breaker's place in a re-spot to the starting position (``respot``); which base spot each target
 ball gets when both jumped (``respot``); the jammed-pin reach (``options``, ``pin``); lag fouls
-and repeats (``lag``); void shots on a bad simulation status (``referee``); fouls against voids
-(``scoring``); the red's default place in hand (``referee``, ``start``).
+and repeats (``lag``); void shots on a bad simulation status and what ends a streak of them
+(``void``); how impossible layouts are repaired (``repair``); fouls against voids (``scoring``);
+the red's default place in hand (``referee``, ``start``).
 """
 from rules.calls import call_words
 from rules.choices import choose_base_spot, choose_breaker, choose_respot, choose_start_side, place_cue_ball

@@ -50,6 +50,7 @@ REASON_WORDS = {
     Reason.LAG_DECIDED: "the ball nearer the bottom cushion wins the lag",
     Reason.LAG_FOUL: "a lag foul gives the other player the lag",
     Reason.LAG_REPEAT: "the lag balls collided, stopped equally far, or both fouled",
+    Reason.VOID_LIMIT: "void shots in a row: judged a miss, the balls go to the starting layout",
 }
 
 BALL_IN_HAND = ("golyó kézben", "ball in hand")  # H-6.4

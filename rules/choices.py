@@ -28,7 +28,7 @@ from rules.codes import PinState
 from rules.state import GameState, cue_ball_of, replace, select
 
 
-def _refresh_frozen(rules, state: GameState, params) -> GameState:
+def refresh_frozen(rules, state: GameState, params) -> GameState:
     """Recompute the frozen flags for the cue ball after the layout changed."""
     tol = rules.frozen_tolerance
     cue = state.cue_ball
@@ -57,7 +57,7 @@ def _place_at(rules, state: GameState, wanted_y, params) -> GameState:
         rules, params, state.positions, state.cue_ball, wanted_y,
         state.pin_state == PinState.STANDING, state.pin_position,
     )
-    return _refresh_frozen(rules, replace(state, positions=placed.astype(state.positions.dtype)), params)
+    return refresh_frozen(rules, replace(state, positions=placed.astype(state.positions.dtype)), params)
 
 
 def choose_base_spot(rules, state: GameState, spot, params) -> GameState:
@@ -92,7 +92,7 @@ def choose_respot(rules, state: GameState, respot_balls, params) -> GameState:
         clearance = 2 * params.ball.radius + rules.frozen_tolerance
         positions = respot.respot_to_spots(state.positions, off, respot.three_cushion_spots(table, p), clearance)
         side = jnp.asarray(False)
-    chosen = _refresh_frozen(
+    chosen = refresh_frozen(
         rules,
         replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False), may_choose_side=side),
         params,
@@ -109,7 +109,7 @@ def choose_start_side(rules, state: GameState, side, params) -> GameState:
         return state
     side = jnp.clip(jnp.asarray(side, jnp.int32), 0, 1)
     positions = respot.starting_position(params.table, state.current_player, side)
-    chosen = _refresh_frozen(rules, replace(state, positions=positions.astype(state.positions.dtype)), params)
+    chosen = refresh_frozen(rules, replace(state, positions=positions.astype(state.positions.dtype)), params)
     return select(state.may_choose_side & ~state.game_over, chosen, state)
 
 
@@ -129,5 +129,5 @@ def choose_breaker(rules, state: GameState, breaker, params) -> GameState:
         may_choose_breaker=jnp.asarray(False),
         may_choose_side=jnp.asarray(True),
     )
-    chosen = _refresh_frozen(rules, chosen, params)
+    chosen = refresh_frozen(rules, chosen, params)
     return select(state.may_choose_breaker & ~state.game_over, chosen, state)

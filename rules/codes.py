@@ -24,12 +24,13 @@ class Reason(enum.IntEnum):
     PIN_FIRST = 10  # the cue ball touched the pin before a target ball (H-4.9)
     PIN_NOT_BY_TARGET = 11  # the pin was knocked down by the cue ball, not a target ball (H-4.8)
     PIN_BEFORE_TARGET = 12  # the pin fell before the cue ball touched a target ball (H-9.10)
-    WRONG_BALL = 13  # the shot was played with another ball than the cue ball (C-9.2 j, H-4.3)
+    WRONG_BALL = 13  # the shot was played with another ball than the cue ball (C-9.2 j, H-4.3, H-6.4)
     INVALID_SHOT = 14  # the shot result's status is not OK: nothing is judged
     GAME_OVER = 15  # the game had already ended: the referee did nothing
     LAG_DECIDED = 16  # rule C-1.2: the lag has a winner
     LAG_FOUL = 17  # rule C-1.4: one lag ball fouled, the other player wins the lag
     LAG_REPEAT = 18  # rule C-1.3: balls collided, stopped equally far, or both fouled
+    VOID_LIMIT = 19  # void shots in a row: resolved as a miss from the starting layout (rules.void)
 
 
 # Reasons that are fouls in every discipline; EMPTY and TOO_FEW_CUSHIONS are fouls only in
@@ -101,5 +102,12 @@ CALL_OF_REASON = (
     Call.LAG_WON,  # LAG_DECIDED
     Call.LAG_WON,  # LAG_FOUL
     Call.LAG_REPEAT,  # LAG_REPEAT
+    Call.INVALID,  # VOID_LIMIT
 )
 assert len(CALL_OF_REASON) == len(Reason)
+
+# The Hungarian game's own calls where they differ from the carom games' (index = Reason). The
+# Hungarian original names no "opponent's ball": every ball but the red is a target ball for both
+# players (H-3.1), so a shot with another ball is the plain foul, "hiba" (H-4.3).
+HUNGARIAN_CALLS = {Reason.WRONG_BALL: Call.FOUL}
+CALL_OF_REASON_HUNGARIAN = tuple(HUNGARIAN_CALLS.get(r, c) for r, c in zip(Reason, CALL_OF_REASON))

@@ -44,19 +44,22 @@ def run_points(rules, state: GameState, verdict) -> RunEnd:
     return RunEnd(scores, run, win | opponent_wins, winner)
 
 
-def layout_after(rules, params, state: GameState, shot: ShotResult, jumped, fell):
+def layout_after(rules, params, state: GameState, shot: ShotResult, jumped, fell, wrong_ball):
     """The layout, the pin and ball in hand for the next shot.
 
     Returns ((3, 2) positions, () base_spot_ball, () in_hand, () pin_state, (2,) pin_position).
     Rule H-7: jumped target balls go to the base spots and the red is taken off whenever a ball
-    jumped (ball in hand, H-7.2 to H-7.4); the pin is re-set (H-8.4 to H-8.7) before the red in
-    hand is placed, so that the red does not touch it (H-6.4). Default place of the red: the right
-    cross-axis spot, moved to the nearest legal place (open point O-6: the shooter may move it).
+    jumped (ball in hand, H-7.2 to H-7.4). Rule H-6.4: a foul against H-4.1 to H-4.4 also gives
+    the opponent ball in hand; of those only H-4.3 shows in a shot's log (``wrong_ball``: the cue
+    struck another ball than the red), H-4.1, H-4.2 are not simulated and H-4.4 is enforced by the
+    simulator. The pin is re-set (H-8.4 to H-8.7) before the red in hand is placed, so that the
+    red does not touch it (H-6.4). Default place of the red: the right cross-axis spot, moved to
+    the nearest legal place (open point O-6: the shooter may move it).
     """
     table = params.table
     cue = state.cue_ball
     clearance = 2 * params.ball.radius + rules.frozen_tolerance
-    in_hand = jnp.any(jumped)
+    in_hand = jnp.any(jumped) | wrong_ball  # rules H-7.2 to H-7.4, H-6.4 with H-4.3
     positions, base_spot_ball = respot.hungarian_jumped(shot.final_positions, jumped, table.base_spots, clearance)
     present = jnp.ones((positions.shape[0],), bool).at[cue].set(~in_hand)
     lying = jnp.where(shot.pin_present, shot.pin_position, state.pin_position)
@@ -80,7 +83,7 @@ def play(rules, state: GameState, shot: ShotResult, params):
     turn_passes = ~verdict.scored & ~end.game_over  # rules H-3.4, H-6.1
     next_p = jnp.where(turn_passes, 1 - p, p).astype(jnp.int32)
     positions, base_spot_ball, in_hand, pin_state, pin_position = layout_after(
-        rules, params, state, shot, facts.jumped, pin_facts.fell
+        rules, params, state, shot, facts.jumped, pin_facts.fell, facts.wrong_ball
     )
     frozen = geometry.frozen_balls(positions, cue, params.ball.radius, rules.frozen_tolerance)
     pure = facts.carom & ~pin_facts.fell  # rule H-6.3: counted within the run

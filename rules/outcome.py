@@ -4,7 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics.pytree import pytree_dataclass
-from rules.codes import CALL_OF_REASON
+from rules.codes import CALL_OF_REASON, CALL_OF_REASON_HUNGARIAN
 
 
 @pytree_dataclass
@@ -25,7 +25,8 @@ class Outcome:
       game_over: bool.  winner: int32 (-1 none or draw).  draw: bool (C-8.4).
       shooter: int32, who played the shot.  carom: bool, the cue ball touched both object balls.
       pin_down: bool, a standing pin fell.  cushions: int32, cue-ball cushions before the carom.
-      jumped: (3,) bool.  respotted: (3,) bool, balls the referee moved (re-spot, ball in hand).
+      jumped: (3,) bool.  respotted: (3,) bool, balls the referee moved (re-spot, ball in hand, a
+        repair, ``rules.repair``).
       lag_winner: int32, the lag's winner (-1 if not a decided lag shot).
     """
 
@@ -52,9 +53,11 @@ class Outcome:
     lag_winner: jnp.ndarray
 
 
-def call_of(reason):
-    """() int32: the main call for a reason code."""
-    return jnp.asarray([int(c) for c in CALL_OF_REASON], jnp.int32)[reason]
+def call_of(reason, hungarian: bool = False):
+    """() int32: the main call for a reason code, in the carom games' words or the Hungarian
+    game's (``hungarian``, static)."""
+    table = CALL_OF_REASON_HUNGARIAN if hungarian else CALL_OF_REASON
+    return jnp.asarray([int(c) for c in table], jnp.int32)[reason]
 
 
 def quiet_outcome(reason, shooter, **fields) -> Outcome:
@@ -89,7 +92,7 @@ def shot_outcome(rules, facts, verdict, *, shooter, points, turn_passes, game_ov
         shot_value=verdict.shot_value,
         foul=verdict.foul,
         reason=verdict.reason,
-        call=call_of(verdict.reason),
+        call=call_of(verdict.reason, rules.is_hungarian),
         field_call=jnp.where(game_over, 0, field_call).astype(jnp.int32),
         anchor_call=jnp.where(game_over, 0, anchor_call).astype(jnp.int32),
         countdown=countdown_value,

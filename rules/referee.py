@@ -7,9 +7,11 @@ enforced here, once; the families' own rules live in ``rules.carom`` and ``rules
 
 * a finished game is not refereed: the state comes back unchanged (reason GAME_OVER);
 * a shot whose result has a non-zero ``status`` (log overflow, invalid shot or layout) is void:
-  the state comes back unchanged except the shot counter, nobody scores, the same player shoots
-  again from the same layout (reason INVALID_SHOT, not a foul). Whether to penalise or truncate
-  is the environment's choice; the referee never judges a log it cannot trust;
+  nobody scores, the same player shoots again (reason INVALID_SHOT, not a foul); the referee never
+  judges a log it cannot trust. A refused layout is re-laid and a streak of void shots is resolved
+  as a miss, so that no game repeats a void shot forever (``rules.void``);
+* impossible states the physics may return are repaired as a referee would (``rules.repair``):
+  a ball at rest outside the cushions has jumped, overlapping balls are parted;
 * the lag phase (C-1) goes to ``rules.lag``.
 """
 from __future__ import annotations
@@ -17,25 +19,28 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics.events import ShotResult
-from rules import carom, hungarian, lag, log
+from rules import carom, hungarian, lag, log, repair, void
 from rules.codes import Phase, Reason
 from rules.outcome import quiet_outcome
 from rules.state import GameState, replace, select
 
 
+def _judged(rules, state: GameState, shot: ShotResult, params):
+    """(GameState, Outcome) of a shot whose log can be trusted, repairs included."""
+    shot, marked = repair.mark_outside(params, shot)  # rules H-7.1, C-9.2 b
+    if rules.is_hungarian:
+        new, outcome = hungarian.play(rules, state, shot, params)
+    else:
+        new, outcome = carom.play(rules, state, shot, params)
+        if rules.lag:
+            new, outcome = select(state.phase == Phase.LAG, lag.judge_lag(rules, state, shot, params), (new, outcome))
+    new, moved = repair.after_shot(rules, params, replace(new, void_streak=jnp.asarray(0, jnp.int32)), marked)
+    return new, replace(outcome, respotted=outcome.respotted | moved)
+
+
 def referee(rules, state: GameState, shot: ShotResult, params):
     """Judge one shot: (next GameState, Outcome). See the module docstring."""
-    if rules.is_hungarian:
-        result = hungarian.play(rules, state, shot, params)
-    else:
-        result = carom.play(rules, state, shot, params)
-        if rules.lag:
-            result = select(state.phase == Phase.LAG, lag.judge_lag(rules, state, shot, params), result)
-    void = (
-        replace(state, shots=state.shots + 1),
-        quiet_outcome(Reason.INVALID_SHOT, state.current_player, ball_in_hand=state.ball_in_hand),
-    )
-    result = select(log.status_ok(shot), result, void)
+    result = select(log.status_ok(shot), _judged(rules, state, shot, params), void.void_shot(rules, params, state, shot))
     finished = (
         state,
         quiet_outcome(

@@ -53,6 +53,9 @@ class GameState:
       phase: () int32, a ``Phase``.
       lag_collisions: () int32, lags repeated because the balls collided (C-1.3).
       game_over: () bool.  winner: () int32, -1 while playing or for a draw.  draw: () bool (C-8.4).
+      repairs: () int32, impossible states the referee repaired in this game (``rules.repair``):
+        balls found outside the cushions, balls parted, layouts re-laid, void streaks resolved.
+      void_streak: () int32, void shots in a row (``rules.void``).
     """
 
     positions: jnp.ndarray
@@ -84,6 +87,8 @@ class GameState:
     game_over: jnp.ndarray
     winner: jnp.ndarray
     draw: jnp.ndarray
+    repairs: jnp.ndarray
+    void_streak: jnp.ndarray
 
 
 def blank_state(positions) -> GameState:
@@ -120,6 +125,8 @@ def blank_state(positions) -> GameState:
         game_over=no,
         winner=i32(-1),
         draw=no,
+        repairs=i32(0),
+        void_streak=i32(0),
     )
 
 

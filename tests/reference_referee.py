@@ -24,7 +24,9 @@ BOTTOM, TOP, RIGHT, LEFT = 0, 1, 2, 3
 # The referee's codes (the interface of rules.codes).
 SCORED, EMPTY, TOO_FEW_CUSHIONS, NOT_OFF_RED, FIELD_LIMIT, ANCHOR_LIMIT, PURE_LIMIT = range(7)
 JUMPED, FROZEN_MOVED, NO_TARGET, PIN_FIRST, PIN_NOT_BY_TARGET, PIN_BEFORE_TARGET, WRONG_BALL = range(7, 14)
-INVALID, GAME_OVER, LAG_DECIDED, LAG_FOUL, LAG_REPEAT = range(14, 19)
+INVALID, GAME_OVER, LAG_DECIDED, LAG_FOUL, LAG_REPEAT, VOID_LIMIT = range(14, 20)
+INVALID_LAYOUT = 4  # the physics' status bit: it refused the layout
+VOID_SHOTS_RESOLVED = 3  # void shots in a row before the last one is judged a miss
 CALL_POINTS, CALL_EMPTY, CALL_JUMPED, CALL_OPPONENT_BALL, CALL_FOUL, CALL_INVALID = range(1, 7)
 CALL_LAG_REPEAT, CALL_LAG_WON, CALL_GAME_OVER = 7, 8, 9
 ENTRE, DEDANS, A_CHEVAL = 1, 2, 3
@@ -43,7 +45,9 @@ KINDS = {
 }
 
 
-def call_for(reason):
+def call_for(reason, family="carom"):
+    if reason == WRONG_BALL and family == "hungarian":
+        return CALL_FOUL  # H-4.3: "hiba"; there is no opponent's ball in this game (H-3.1)
     if reason == SCORED:
         return CALL_POINTS
     if reason in (EMPTY, TOO_FEW_CUSHIONS, NOT_OFF_RED, FIELD_LIMIT, ANCHOR_LIMIT, PURE_LIMIT):
@@ -55,7 +59,7 @@ def call_for(reason):
     if reason in (FROZEN_MOVED, NO_TARGET, PIN_FIRST, PIN_NOT_BY_TARGET, PIN_BEFORE_TARGET):
         return CALL_FOUL
     return {INVALID: CALL_INVALID, GAME_OVER: CALL_GAME_OVER, LAG_DECIDED: CALL_LAG_WON,
-            LAG_FOUL: CALL_LAG_WON, LAG_REPEAT: CALL_LAG_REPEAT}[reason]
+            LAG_FOUL: CALL_LAG_WON, LAG_REPEAT: CALL_LAG_REPEAT, VOID_LIMIT: CALL_INVALID}[reason]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,15 +244,73 @@ def referee(discipline, o, state, shot, t):
         out.update(game_over=True, winner=s["winner"], draw=s["draw"])
         return s, out
     if shot["status"] != 0 or shot["overflow"]:
-        s["shots"] += 1
-        out = blank_outcome(INVALID, s["current_player"])
-        out["ball_in_hand"] = s["ball_in_hand"]
-        return s, out
+        return void(family, o, s, shot, t)
+    s["void_streak"] = 0
     if family == "hungarian":
         return hungarian(o, s, shot, t)
     if o["lag"] and s["phase"] == LAG:
         return lag(o, s, shot, t)
     return carom(discipline, o, s, shot, t)
+
+
+def void(family, o, s, shot, t):
+    """A shot the simulation could not play faithfully: not judged; the layout the physics refused
+    is checked (a repair; the generated layouts need no move); the third void shot in a row is a
+    miss from the starting layout."""
+    s["shots"] += 1
+    s["void_streak"] += 1
+    if shot["status"] & INVALID_LAYOUT:
+        s["repairs"] += 1
+        s["frozen_balls"] = frozen_to(s["positions"], s["cue_ball"], o, t)
+        s["frozen_cushions"] = frozen_cushions(s["positions"][s["cue_ball"]], o, t)
+    if s["void_streak"] >= VOID_SHOTS_RESOLVED:
+        return void_miss(family, o, s, t)
+    out = blank_outcome(INVALID, s["current_player"])
+    out["ball_in_hand"] = s["ball_in_hand"]
+    return s, out
+
+
+def void_miss(family, o, s, t):
+    """Too many void shots in a row: no points; carom C-9.2 a (turn passes) and C-8.3 (an
+    equalizing inning ends short); Hungarian H-9.5 (the run is recorded, the turn passes); the
+    balls to the starting layout (C-2.1 / H-2 with the pin on its spot and the red in hand);
+    during a lag, the lag layout again (C-1.1)."""
+    p = s["current_player"]
+    before = [list(x) for x in s["positions"]]
+    hungarian = family == "hungarian"
+    board_before = list(s["scores"])
+    board_before[p] += s["run"] if hungarian else 0  # a carom run is already in the scores (C-9.2 j)
+    playing = s["phase"] == PLAY
+    game_over, winner, turn_passes = False, -1, playing
+    if playing and hungarian:
+        s["scores"][p] += s["run"]
+    elif playing and s["equalizing"]:
+        game_over, winner, turn_passes = True, s["breaker"], False
+    nxt = 1 - p if turn_passes else p
+    if turn_passes:
+        s["innings"][nxt] += 1
+    s.update(run=0, current_player=nxt, pure_caroms=0, field_zone=-1, field_count=0, anchor_zone=-1,
+             anchor_count=0, ball_in_hand=False, may_respot=False, base_spot_ball=-1,
+             may_choose_side=playing and family != "hungarian" and not game_over,
+             game_over=game_over, winner=winner, draw=False, void_streak=0, repairs=s["repairs"] + 1)
+    if family == "hungarian":
+        s.update(pin_state=STANDING, pin_position=centre(t), ball_in_hand=True)
+        layout = [[0.0, 0.0]] + base_spots(t)
+        layout[0] = red_in_hand(layout, 0, True, centre(t), o, t)
+    elif playing:
+        s["cue_ball"] = nxt
+        layout = start_layout(t, nxt)
+    else:
+        layout = lag_layout(t)
+    s["positions"] = [list(x) for x in layout]
+    s["frozen_balls"] = frozen_to(s["positions"], s["cue_ball"], o, t)
+    s["frozen_cushions"] = frozen_cushions(s["positions"][s["cue_ball"]], o, t)
+    board_after = list(s["scores"])  # the run is over
+    out = blank_outcome(VOID_LIMIT, p)
+    out.update(points=[board_after[i] - board_before[i] for i in range(2)], turn_passes=turn_passes,
+               ball_in_hand=s["ball_in_hand"], game_over=game_over, winner=winner,
+               respotted=[dist(s["positions"][b], before[b]) > 1e-12 for b in range(3)])
+    return s, out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,7 +590,7 @@ def hungarian(o, s, shot, t):
 
     # H-7: jumped balls
     layout = [list(x) for x in shot["final_positions"]]
-    in_hand = any(r["jumped"])
+    in_hand = any(r["jumped"]) or r["wrong"]  # H-7.2 to H-7.4; H-6.4 for a foul against H-4.3
     base = base_spots(t)
     clearance = 2 * R + o["frozen_tolerance"]
     choice = -1
@@ -579,6 +641,7 @@ def hungarian(o, s, shot, t):
     board_after[s["current_player"]] += run
     out = blank_outcome(reason, p)
     out.update(
+        call=call_for(reason, "hungarian"),
         points=[board_after[i] - board_before[i] for i in range(2)],
         shot_value=value if scored else 0, foul=foul,
         frozen_warning=any(frozen) and not game_over, turn_passes=turn_passes,

@@ -239,7 +239,10 @@ def _state(rng, discipline, rules_, params, o, t, start):
         first_carom_pending=bool(rng.uniform() < 0.3) and not hungarian, equalizing=equalizing,
         phase=int(rng.uniform() < 0.15) ^ 1 if not hungarian else 1, lag_collisions=int(rng.integers(0, 3)),
         game_over=bool(rng.uniform() < 0.03), winner=-1, draw=False,
+        repairs=int(rng.integers(0, 3)), void_streak=int(rng.choice([0, 0, 1, 2])),
     )
+    if pin_state == 1 and any(_touches(b, pin_position, R + o["pin_radius"]) for b in start):
+        s["pin_state"] = 2  # a standing pin is never inside a ball (the physics refuses that layout)
     if rng.uniform() < 0.5:  # count caroms in the zone the object balls really share
         fields, anchors = ref.zone_sets(ref.KINDS[discipline][1], o, t)
         objects = [b for b in range(3) if b != s["cue_ball"]]
@@ -253,6 +256,25 @@ def _state(rng, discipline, rules_, params, o, t, start):
         s["winner"] = int(rng.integers(-1, 2))
         s["draw"] = s["winner"] < 0
     return s
+
+
+def _touches(point, other, clearance):
+    return np.linalg.norm(np.asarray(point) - np.asarray(other)) < clearance + 1e-9
+
+
+def _apart(rng, final, t, obstacles):
+    """The final layout with every ball clear of the others and of the obstacles ((point,
+    clearance) pairs): a ball that is not is put elsewhere. The physics leaves no overlap at rest;
+    impossible layouts are the repairs' business (tests/test_rules_repair.py)."""
+    L, W, R, reach = t["length"], t["width"], t["radius"], t["reach"]
+    final = np.clip(np.array(final, float), reach, [L - reach, W - reach])
+    for b in range(3):
+        for _ in range(1000):
+            others = [(final[k], 2 * R) for k in range(3) if k != b]
+            if not any(_touches(final[b], c, r) for c, r in others + obstacles):
+                break
+            final[b] = [rng.uniform(reach, L - reach), rng.uniform(reach, W - reach)]
+    return final
 
 
 def _options(rng, base, discipline):
@@ -301,6 +323,11 @@ def generate(discipline, rules_, params, n, seed):
         if hungarian:
             kw["pin_present"] = s["pin_state"] == 1 and rng.uniform() < 0.95
             kw["pin_position"] = (np.asarray(ref.centre(t)) + rng.normal(0, 0.05, 2)).tolist()
+        standing = []
+        if hungarian and s["pin_state"] == 1:
+            clear = t["radius"] + o["pin_radius"]
+            standing = [(s["pin_position"], clear), (kw["pin_position"], clear)]
+        final = _apart(rng, final, t, standing)
         cases.append(Case(o, s, events, kw, final))
     return cases
 
@@ -372,7 +399,8 @@ def test_differential_against_reference(discipline):
     assert not mismatches, "\n".join(mismatches[:20])
     reasons = {e[1]["reason"] for e in expected}
     # the generator must reach the interesting verdicts, or the test proves little
-    wanted = {ref.SCORED, ref.EMPTY, ref.JUMPED, ref.INVALID, ref.GAME_OVER, ref.WRONG_BALL, ref.FROZEN_MOVED}
+    wanted = {ref.SCORED, ref.EMPTY, ref.JUMPED, ref.INVALID, ref.GAME_OVER, ref.WRONG_BALL, ref.FROZEN_MOVED,
+              ref.VOID_LIMIT}
     if discipline == "hungarian_1000":
         wanted |= {ref.NO_TARGET, ref.PIN_FIRST, ref.PIN_NOT_BY_TARGET, ref.PURE_LIMIT}
     else:

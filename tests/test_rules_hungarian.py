@@ -22,14 +22,15 @@ def game(**options):
     return r, p
 
 
-def play(steps, final=None, options=None, **fields):
+def play(steps, final=None, options=None, strike=True, **fields):
     r, p = game(**(options or {}))
     fields.setdefault("positions", HUN)
     fields.setdefault("current_player", 0)
     fields.setdefault("ball_in_hand", False)
     s = state_with(r, p, **fields)
     pin = dict(pin_present=True, pin_position=np.asarray(s.pin_position))
-    return judge(r, p, s, list(steps), final=final, **pin)
+    events = script(int(s.cue_ball), *steps, strike=strike)
+    return judge(r, p, s, events, final=final, **pin)
 
 
 def pts(out):
@@ -308,6 +309,29 @@ def test_H_6_4_ball_in_hand_on_the_cross_axis_not_touching_pin_or_ball():
     # the ends of the axis: inside the cushions
     edge = rules.place_cue_ball(r, s, 1.0, p)
     assert np.isclose(edge.positions[0, 1], 1.05 - float(p.cushion_reach))
+
+
+def test_H_6_4_a_shot_with_another_ball_than_the_red_gives_the_opponent_ball_in_hand():
+    # H-4.3: the cue may touch only the red; the cue struck the white (ball 1), which ran into the
+    # yellow. A foul against H-4.1 to H-4.4 gives the opponent ball in hand (H-6.4), and the call
+    # is the Hungarian "hiba", not the carom games' "az ellenfél golyója" (H-3.1: no ball is the
+    # opponent's).
+    final = HUN + [[0.0, 0.0], [-0.3, 0.1], [0.05, 0.0]]
+    state, out = play(["strike 1", "balls 1-2"], final=final, strike=False)
+    assert int(out.reason) == Reason.WRONG_BALL and bool(out.foul) and bool(out.turn_passes)
+    assert int(state.current_player) == 1 and int(out.shot_value) == 0 and pts(out) == [0, 0]
+    assert bool(out.ball_in_hand) and bool(state.ball_in_hand)
+    assert int(out.call) == rules.Call.FOUL
+    words = rules.call_words(out)
+    assert words.startswith("hiba (foul)") and "golyó kézben" in words and "ellenfél" not in words
+    assert np.isclose(state.positions[0, 0], 1.05)  # the red waits on the cross axis (H-6.4)
+    assert np.allclose(state.positions[1:], final[1:])  # the other balls stay where they lie
+
+
+def test_H_6_4_wrong_ball_run_goes_as_any_foul_with_mode_1():
+    # the fouling player's pending run goes to the opponent (H-9.9 mode 1), as for any foul
+    state, out = play(["strike 2", "balls 1-2"], run=60, scores=[100, 200], strike=False)
+    assert pts(out) == [-60, 60] and bool(state.ball_in_hand)
 
 
 def test_H_6_1_after_a_foul_the_opponent_plays_the_red_from_where_it_lies():
