@@ -111,6 +111,30 @@ def _release_lift(separating, pushed_in, dtype):
     return jnp.where(pushed_in > 0, jnp.maximum(floor - separating, 0.0), 0.0)
 
 
+def _bounce_over(one: Balls, two: Balls, params):
+    """A ball in the air that meets another from above bounces up off it.
+
+    The impulse of ``collide.ball_ball_resolve`` acts across the table only; where the balls
+    touch at different heights, the contact is found in three dimensions, and a pair still
+    approaching along the line of centres would touch again at once, without end. The upper
+    ball, if in the air, leaves upwards with restitution e_b along that line (the lower ball's
+    share is taken up by the bed, as for the impulse's vertical part). Returns (one, two).
+    """
+    d = jnp.concatenate([two.r - one.r, (two.z - one.z)[None]])
+    n3 = d / jnp.maximum(jnp.linalg.norm(d), 1e-30)
+    u = jnp.concatenate([two.v - one.v, (two.vz - one.vz)[None]])
+    closing = -jnp.dot(u, n3)
+    need = jnp.where(closing > 0, (1.0 + params.ball.e_b) * closing, 0.0)
+    nz = n3[2]  # < 0 where ball one is above
+    ok = jnp.abs(nz) > 1e-6
+    up_one = ok & (nz < 0) & (one.motion == Motion.AIRBORNE)
+    up_two = ok & (nz > 0) & (two.motion == Motion.AIRBORNE)
+    kick = need / jnp.where(ok, jnp.abs(nz), 1.0)
+    one = Balls(one.r, one.v, one.w, one.z, jnp.where(up_one, one.vz + kick, one.vz), one.motion)
+    two = Balls(two.r, two.v, two.w, two.z, jnp.where(up_two, two.vz + kick, two.vz), two.motion)
+    return one, two
+
+
 def _leave_wall(one: Balls, v, w, normal, params) -> Balls:
     """One ball after hitting a fixed body (a cushion or the pin) that lies along ``normal``
     from its centre, leaving a resting contact at the release speed (``_release_lift``)."""
@@ -169,6 +193,7 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
         lift = _release_lift(jnp.dot(two.v - one.v, normal), jnp.dot(a1 - a2, normal), b.r.dtype)
         one = _after_contact(one, one.v - 0.5 * lift * normal, one.w, params)
         two = _after_contact(two, two.v + 0.5 * lift * normal, two.w, params)
+        one, two = _bounce_over(one, two, params)
         bb = _set_ball(_set_ball(b, i, one), j, two)
         outcomes.append((index < layout.pairs, bb, pin, EventKind.BALL_BALL, i, j, -1))
 
@@ -326,8 +351,37 @@ def _thin_if_full(log, k, kept: _Kept, n):
     return jax.lax.cond(k >= log.capacity, thin, lambda args: args, (log, k, kept))
 
 
-def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, dtype) -> ShotResult:
+def _settle(r, on_table, params):
+    """Safety net for where balls come to rest: (n, 2) positions with any two on-table balls
+    that overlap by more than half of ``layout_tolerance`` pushed apart along their line of
+    centres, and on-table balls kept inside the cushion lines.
+
+    Contact detection is the fix for overlaps; this only catches what its precision cannot: in
+    float32 the contact quartic of a slow ball that rolls up to another after a long run loses
+    the sign of f to rounding (f is about 1e-5 of its terms), and the contact can be missed.
+    """
+    R, reach, tol = params.ball.radius, params.cushion_reach, layout_tolerance(params.dtype)
+    lo = jnp.stack([reach, reach])
+    hi = jnp.stack([params.table.length - reach, params.table.width - reach])
+    for _ in range(2):
+        for i, j in zip(*pairs(r.shape[0])):
+            d = r[j] - r[i]
+            overlap = 2 * R - jnp.linalg.norm(d)
+            shift = jnp.where(on_table[i] & on_table[j] & (overlap > 0.5 * tol), 0.5 * overlap + 0.125 * tol, 0.0)
+            r = r.at[i].add(-shift * _unit(d)).at[j].add(shift * _unit(d))
+        r = jnp.where(on_table[:, None], jnp.clip(r, lo, hi), r)
+    return r
+
+
+def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, params) -> ShotResult:
     batch = k.shape
+    dtype = params.dtype
+    on_table = b.motion != Motion.OFF_TABLE
+    settle = lambda r, on: _settle(r, on, params)  # noqa: E731
+    for _ in batch:
+        settle = jax.vmap(settle)
+    played = (status & (Status.INVALID_SHOT | Status.INVALID_LAYOUT)) == 0  # else nothing moved
+    final = jnp.where(played[..., None, None], settle(b.r, on_table), b.r)
     if pin is None:
         pin_fields = dict(
             pin_present=jnp.zeros(batch, bool), pin_down=jnp.zeros(batch, bool),
@@ -341,8 +395,8 @@ def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, dtype) -> Sh
     # The working log has one spare slot (``_thin_if_full``); the result has the capacity.
     log = jax.tree_util.tree_map(lambda x: x[(slice(None),) * k.ndim + (slice(0, -1),)], log)
     return ShotResult(
-        events=log, num_events=k, overflow=kept.lost | cut_off, status=status, final_positions=b.r,
-        final_time=t, on_table=b.motion != Motion.OFF_TABLE, dropped=kept.dropped,
+        events=log, num_events=k, overflow=kept.lost | cut_off, status=status, final_positions=final,
+        final_time=t, on_table=on_table, dropped=kept.dropped,
         dropped_span=jnp.stack([kept.lo, kept.hi], axis=-2), **pin_fields,
     )
 
@@ -372,7 +426,7 @@ def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None
     b, pin, t, k, log, _, kept = jax.lax.while_loop(cond, body, state)
     cut_off = _is_moving(b.motion)
     status = _status(kept.lost, cut_off, shot_ok, layout_ok)
-    return _result(log, k, kept, cut_off, status, b, pin, t, params.dtype)
+    return _result(log, k, kept, cut_off, status, b, pin, t, params)
 
 
 def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position, lanes: int) -> ShotResult:
@@ -479,7 +533,7 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     cut_off = _is_moving(c["final"].motion)
     pin = None if pin_position is None else c["final_pin"]
     status = _status(kept.lost, cut_off, shot_ok, layout_ok)
-    return _result(c["log"], c["num"], kept, cut_off, status, c["final"], pin, c["final_t"], dtype)
+    return _result(c["log"], c["num"], kept, cut_off, status, c["final"], pin, c["final_t"], params)
 
 
 _simulate_jit = jax.jit(_simulate)

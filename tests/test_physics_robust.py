@@ -53,6 +53,22 @@ def test_ball_pushed_into_a_frozen_ball_does_not_enter_it(params):
     assert bool(layout_is_valid(res.final_positions, params))
 
 
+def test_ball_landing_on_another_bounces_off_it(params):
+    # Found by the soak: ball 0 jumps and comes down on ball 2; the impulse across the table
+    # did not part them, and the contact repeated at the same instant until the safety net.
+    pos = np.array([[0.030108138434649195, 0.38620188902249497], [0.03736466042175739, 0.325131496125031],
+                    [1.2736672378491156, 1.1251386629301854]])
+    shot = Shot(V0=4.752581359395484, phi=144.51723989721398, theta=47.52734810304138, a=-0.188632299089739,
+                b=-0.11552698080692136)
+    res = physics.simulate(pos, shot, 0, params)
+    assert int(res.status) == 0 and int(res.num_events) < 64
+    on = np.asarray(res.on_table)
+    assert on.tolist() == [False, True, True]  # it flies off the table afterwards
+    kinds = np.asarray(res.events.kind)[: int(res.num_events)]
+    assert EventKind.OFF_TABLE in kinds.tolist()
+    assert bool(layout_is_valid(np.asarray(res.final_positions)[on], params))
+
+
 def test_ball_ball_contact_keeps_a_ball_off_the_table(params):
     R = float(params.ball.radius)
     r = jnp.array([[-0.0615, 0.39], [1.0, 0.7], [1.0 + 2 * R, 0.7]])
