@@ -164,11 +164,13 @@ def _returning(b: Balls, pin, index, params, layout: Layout):
     outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[c % 4]
     is_cushion = (index >= layout.cushion) & (index < layout.fall)
     cases.append((is_cushion, jnp.dot(b.v[c // 4], outward), jnp.dot(a[c // 4], outward)))
-    out = jnp.zeros((), bool)
-    for is_this, approach, pushed in cases:
-        release = _release_lift(jnp.zeros_like(approach), pushed, b.r.dtype)
-        out = out | (is_this & (pushed > 0) & (jnp.abs(approach - release) <= 1e-3 * release))
-    return out
+    _, approach, pushed = cases[-1]
+    contact = cases[-1][0]
+    for is_this, approach_o, pushed_o in cases[:-1]:
+        approach, pushed = jnp.where(is_this, approach_o, approach), jnp.where(is_this, pushed_o, pushed)
+        contact = contact | is_this
+    release = _release_lift(jnp.zeros_like(approach), pushed, b.r.dtype)
+    return contact & (pushed > 0) & (jnp.abs(approach - release) <= 1e-3 * release)
 
 
 def _resolve(b: Balls, pin, index, params, layout: Layout):
@@ -339,16 +341,34 @@ class _Kept:
                    jnp.zeros((), bool))
 
 
-def _thin_if_full(log, k, kept: _Kept, n):
-    """Thin a log whose every slot is used (it has one slot more than the capacity, so the
-    newest event is always written first and then judged with the others)."""
+def _thin_if_full(log, k, kept: _Kept, n, filled):
+    """Thin the log (``physics.thinning``) where ``filled`` (the last event took its last slot);
+    computed only then."""
     def thin(args):
         log, k, kept = args
-        log, k, dropped, lo, hi, lost = thinning.thin(log, k, n)
-        return log, k, _Kept(kept.dropped + dropped, jnp.minimum(kept.lo, lo), jnp.maximum(kept.hi, hi),
-                             kept.lost | lost)
+        log, k, dropped, lo, hi = thinning.thin(log, k, n)
+        return log, k, _Kept(kept.dropped + dropped, jnp.minimum(kept.lo, lo), jnp.maximum(kept.hi, hi), kept.lost)
 
-    return jax.lax.cond(k >= log.capacity, thin, lambda args: args, (log, k, kept))
+    return jax.lax.cond(filled, thin, lambda args: args, (log, k, kept))
+
+
+def _missed(kept: _Kept, missed, kind, r) -> _Kept:
+    """Count an event that found the log full of needed events: dropped, and lost unless it is a
+    transition (it may be one the referee needs)."""
+    transition = jnp.isin(kind, jnp.asarray(thinning.TRANSITIONS, jnp.int32))
+    at = jnp.where(missed, r, jnp.nan)
+    return _Kept(kept.dropped + missed.astype(jnp.int32), jnp.fmin(kept.lo, at), jnp.fmax(kept.hi, at),
+                 kept.lost | (missed & ~transition))
+
+
+def _log_event(log, k, kept: _Kept, kind, t, ball, other, cushion, b: Balls):
+    """Write an event to slot k if there is room, else count it (``_missed``); kind NONE writes
+    nothing. Returns (log, k, kept, filled: this event took the last slot)."""
+    logged = kind != EventKind.NONE
+    write = logged & (k < log.capacity)
+    log = _record(log, jnp.where(write, k, log.capacity), kind, t, ball, other, cushion, b)
+    k = jnp.where(write, k + 1, k)
+    return log, k, _missed(kept, logged & ~write, kind, b.r), write & (k >= log.capacity)
 
 
 def _settle(r, on_table, params):
@@ -392,8 +412,6 @@ def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, params) -> S
             pin_present=jnp.ones(batch, bool), pin_down=pin.state != PIN_STANDING,
             pin_position=pin.position, pin_knocked_by=pin.knocked_by,
         )
-    # The working log has one spare slot (``_thin_if_full``); the result has the capacity.
-    log = jax.tree_util.tree_map(lambda x: x[(slice(None),) * k.ndim + (slice(0, -1),)], log)
     return ShotResult(
         events=log, num_events=k, overflow=kept.lost | cut_off, status=status, final_positions=final,
         final_time=t, on_table=on_table, dropped=kept.dropped,
@@ -407,7 +425,7 @@ def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None
     b, pin, shot_ok, layout_ok = _start(positions, shot, cue_ball, params, pin_position)
     n = b.r.shape[0]
     t = jnp.zeros((), params.dtype)
-    log = EventLog.empty(params.capacity + 1, n, params.dtype)
+    log = EventLog.empty(params.capacity, n, params.dtype)
     log = _record(log, 0, EventKind.CUE_STRIKE, t, jnp.asarray(cue_ball), -1, -1, b)
 
     def cond(state):
@@ -416,9 +434,8 @@ def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None
     def body(state):
         b, pin, t, k, log, steps, kept = state
         b, pin, t, kind, ball, other, cushion = _next_event(b, pin, t, params)
-        logged = kind != EventKind.NONE
-        log = _record(log, jnp.where(logged, k, log.capacity), kind, t, ball, other, cushion, b)
-        log, k, kept = _thin_if_full(log, jnp.where(logged, k + 1, k), kept, n)
+        log, k, kept, filled = _log_event(log, k, kept, kind, t, ball, other, cushion, b)
+        log, k, kept = _thin_if_full(log, k, kept, n, filled)
         return b, pin, t, k, log, steps + 1, kept
 
     one = jnp.ones((), jnp.int32)
@@ -441,7 +458,7 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     pin_position: None, or (B, 2).
     """
     B, n = positions.shape[:2]
-    C = params.capacity + 1  # one spare slot, as in ``_simulate``
+    C = params.capacity
     dtype = params.dtype
     b0, pin0, shot_ok, layout_ok = jax.vmap(lambda p, s, c, q: _start(p, s, c, params, q))(
         positions, shot, cue_ball, pin_position
@@ -504,27 +521,30 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
         c["b"] = lane_where(step, b, c["b"])
         c["pin"] = lane_where(step, pin, c["pin"])
         c["t"] = jnp.where(step, t, c["t"])
-        moved = step
-        step = step & (kind != EventKind.NONE)  # resolved but not logged
-        row = jnp.where(step, sid, B)
+        logged = step & (kind != EventKind.NONE)  # else resolved but not logged
+        write = logged & (c["k"] < C)
+        row = jnp.where(write, sid, B)
         record = EventLog(
             kind=kind, time=t, balls=jnp.stack([ball, other], -1), cushion=cushion,
             positions=b.r, velocities=b.v, spins=b.w, motion=b.motion,
         )
         c["log"] = put(c["log"], row, record, c["k"])
-        c["k"] = jnp.where(step, c["k"] + 1, c["k"])
-        c["steps"] = jnp.where(moved, c["steps"] + 1, c["steps"])
-        # Lanes whose log is now full thin it (rarely: only then is the thinning computed).
-        full = step & (c["k"] >= C)
+        c["k"] = jnp.where(write, c["k"] + 1, c["k"])
+        c["steps"] = jnp.where(step, c["steps"] + 1, c["steps"])
+        # Lanes whose log is now full thin it, and events that found no room are counted
+        # (rarely: only then is any of it computed).
+        full, missed = write & (c["k"] >= C), logged & ~write
         c["log"], c["k"], c["kept"] = jax.lax.cond(
-            jnp.any(full), thin_full, lambda full, log, k, kept, sid: (log, k, kept),
-            full, c["log"], c["k"], c["kept"], sid,
+            jnp.any(full | missed), thin_full, lambda full, missed, kind, r, log, k, kept, sid: (log, k, kept),
+            full, missed, kind, b.r, c["log"], c["k"], c["kept"], sid,
         )
         return c
 
-    def thin_full(full, log, k, kept, sid):
+    def thin_full(full, missed, kind, r, log, k, kept, sid):
+        kept = jax.vmap(_missed)(kept, missed, kind, r)
         rows = jnp.clip(sid, 0, B - 1)
-        thinned, k_new, kept_new = jax.vmap(lambda g, kk, kp: _thin_if_full(g, kk, kp, n))(take(log, rows), k, kept)
+        thinned, k_new, kept_new = jax.vmap(lambda g, kk, kp, f: _thin_if_full(g, kk, kp, n, f))(
+            take(log, rows), k, kept, full)
         log = put(log, jnp.where(full, sid, B), thinned)
         return log, jnp.where(full, k_new, k), lane_where(full, kept_new, kept)
 

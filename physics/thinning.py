@@ -9,8 +9,9 @@ is full, events are dropped in this order until there is room:
    with a cushion after its first with that cushion, except the struck ball's cushion contacts
    before it has touched every other ball (three-cushion counts those);
 3. nothing else: the strike, off-table events, ball-pin contacts, PIN_DOWN and the contacts
-   above are kept; should they alone fill the log, the newest is lost and the shot is flagged
-   (``lost``), which voids it.
+   above are kept. Should they alone fill the log, later events find no room: transitions are
+   just counted, and any other event is counted as lost (``physics.simulate`` flags the shot
+   ``Status.OVERFLOW``, which voids it), as it may be one the referee needs.
 
 Each thinning drops every event of the lowest class present at once. What was dropped is
 counted, and the box each ball's centre spans at the dropped events is kept, so that a test
@@ -64,19 +65,17 @@ def priorities(log: EventLog, k, n_balls: int):
 
 
 def thin(log: EventLog, k, n_balls: int):
-    """Drop the lowest droppable class of a full log.
+    """Drop the lowest droppable class of a full log (nothing if every event is needed).
 
-    Returns (log, k, dropped, lo, hi, lost): the compacted log and its count; how many events
-    were dropped; (n, 2) the smallest and largest centre coordinates at the dropped events
-    (+inf / -inf if none); lost: nothing was droppable, so the newest event was dropped.
+    Returns (log, k, dropped, lo, hi): the compacted log and its count; how many events were
+    dropped; (n, 2) the smallest and largest centre coordinates at the dropped events (+inf /
+    -inf if none).
     """
     C = log.capacity
     pr = priorities(log, k, n_balls)
     present = [jnp.any(pr == c) for c in (TRANSITION, CONTACT)]
-    level = jnp.where(present[0], TRANSITION, jnp.where(present[1], CONTACT, -1))
-    lost = level < 0
-    newest = jnp.arange(C) == k - 1
-    drop = jnp.where(lost, newest, pr == level)
+    level = jnp.where(present[0], TRANSITION, jnp.where(present[1], CONTACT, -2))
+    drop = pr == level
     keep = (pr >= 0) & ~drop
     to = jnp.where(keep, jnp.cumsum(keep) - 1, C)  # row C is out of range: dropped
     empty = EventLog.empty(C, n_balls, log.time.dtype)
@@ -84,7 +83,7 @@ def thin(log: EventLog, k, n_balls: int):
     rows = jnp.where(drop[:, None, None], log.positions, jnp.inf)
     lo = jnp.min(rows, axis=0)
     hi = jnp.max(jnp.where(drop[:, None, None], log.positions, -jnp.inf), axis=0)
-    return moved, jnp.sum(keep).astype(k.dtype), jnp.sum(drop).astype(jnp.int32), lo, hi, lost
+    return moved, jnp.sum(keep).astype(k.dtype), jnp.sum(drop).astype(jnp.int32), lo, hi
 
 
 def _leaves(log: EventLog):
