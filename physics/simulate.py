@@ -21,6 +21,7 @@ from physics.detect import (
 from physics.events import EventKind, EventLog, Motion, ShotResult, Status
 from physics.motion import (
     Balls, acceleration, classify, end_of_state, evolve, hop_speed, layout_tolerance, speed_tolerance,
+    vertical_acceleration,
 )
 from physics.params import Params, default_params
 from physics.strike import Shot, shot_is_valid, strike
@@ -118,13 +119,17 @@ def _bounce_over(one: Balls, two: Balls, params):
     touch at different heights, the contact is found in three dimensions, and a pair still
     approaching along the line of centres would touch again at once, without end. The upper
     ball, if in the air, leaves upwards with restitution e_b along that line (the lower ball's
-    share is taken up by the bed, as for the impulse's vertical part). Returns (one, two).
+    share is taken up by the bed, as for the impulse's vertical part), at least at the release
+    speed of a resting contact (``_release_lift``). Returns (one, two).
     """
     d = jnp.concatenate([two.r - one.r, (two.z - one.z)[None]])
     n3 = d / jnp.maximum(jnp.linalg.norm(d), 1e-30)
     u = jnp.concatenate([two.v - one.v, (two.vz - one.vz)[None]])
     closing = -jnp.dot(u, n3)
     need = jnp.where(closing > 0, (1.0 + params.ball.e_b) * closing, 0.0)
+    # One resting on the other (gravity pulls it in) leaves at the release speed.
+    a3 = lambda x: jnp.concatenate([acceleration(x, params), vertical_acceleration(x, params)[None]])  # noqa: E731
+    need = need + _release_lift(need - closing, jnp.dot(a3(one) - a3(two), n3), one.r.dtype)
     nz = n3[2]  # < 0 where ball one is above
     ok = jnp.abs(nz) > 1e-6
     up_one = ok & (nz < 0) & (one.motion == Motion.AIRBORNE)

@@ -69,6 +69,19 @@ def test_ball_landing_on_another_bounces_off_it(params):
     assert bool(layout_is_valid(np.asarray(res.final_positions)[on], params))
 
 
+def test_ball_resting_on_another_in_a_corner_cluster_runs_to_rest(params):
+    # Found by the soak: the jumping cue ball settles onto ball 2, pulled in by gravity alone,
+    # and touched it again and again at one instant until the safety net cut the shot off.
+    pos = np.array([[0.030108138434649195, 0.030108138434649195], [0.04704525534536211, 0.08922991167220393],
+                    [0.10131545529681539, 0.06029903893684939]])
+    shot = Shot(V0=2.7728012311178163, phi=98.86047640654738, theta=56.531167401385495, a=-0.5505012102670442,
+                b=-0.1452034584988051)
+    res = physics.simulate(pos, shot, 0, params)
+    assert int(res.status) == 0 and int(res.dropped) == 0 and int(res.num_events) < 64
+    on = np.asarray(res.on_table)
+    assert bool(layout_is_valid(np.asarray(res.final_positions)[on], params))
+
+
 def test_ball_ball_contact_keeps_a_ball_off_the_table(params):
     R = float(params.ball.radius)
     r = jnp.array([[-0.0615, 0.39], [1.0, 0.7], [1.0 + 2 * R, 0.7]])
