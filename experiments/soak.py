@@ -4,9 +4,9 @@ it, a next layout that is invalid, a void or cut-off result from valid input).
 
 Families: ordinary play; extreme speed and spin; a raised cue (hops, masse, jumps); frozen pairs
 and clusters (balls touching each other and the cushions, corners); the Hungarian table with the
-pin; the Mathavan cushion; float32 (ordinary shots, half of them from frozen layouts). Prints a table of failures per family and check, writes
-results/soak/soak.csv and soak.json, and ends with "soak: N shots, K failures" (exit code 1 if
-K > 0).
+pin; the Mathavan cushion; float32 (ordinary shots, half of them from frozen layouts). Prints a
+table of failures per family and check, writes results/soak/soak.csv and soak.json, and ends
+with "soak: N shots, K failures" (exit code 1 if K > 0).
 
     python -m experiments.soak --shots 2000
     python -m experiments.soak --families frozen float32 --shots 10000 --seed 3
@@ -177,7 +177,8 @@ def soak_family(family: str, shots: int, seed: int, batch: int = 1024, dtype: st
         failures += int(any_fail.sum())
         for s in np.flatnonzero(any_fail)[: max(0, examples - len(bad))]:
             bad.append(dict(family=family, checks=[k for k, v in fails.items() if v[s]],
-                            positions=pos[s].tolist(), shot={k: float(getattr(shot, k)[s]) for k in "V0 phi theta a b".split()},
+                            positions=pos[s].tolist(),
+                            shot={k: float(getattr(shot, k)[s]) for k in ("V0", "phi", "theta", "a", "b")},
                             status=int(np.asarray(res.status)[s])))
         done += n
         if progress is not None:

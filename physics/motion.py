@@ -212,4 +212,6 @@ def end_of_state(b: Balls, params) -> Balls:
     return Balls(r=b.r, v=v, w=w, z=jnp.zeros_like(b.z), vz=jnp.where(hops, bounce, 0.0), motion=motion)
 
 
-__all__ = ["Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration", "layout_tolerance", "speed_tolerance"]
+__all__ = [
+    "Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration", "layout_tolerance", "speed_tolerance",
+]

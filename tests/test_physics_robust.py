@@ -33,7 +33,8 @@ def _inside(result, params):
     reach, tol = float(params.cushion_reach), layout_tolerance(params.dtype)
     p = np.asarray(result.final_positions)
     L, W = float(params.table.length), float(params.table.width)
-    return (p[:, 0] >= reach - tol) & (p[:, 0] <= L - reach + tol) & (p[:, 1] >= reach - tol) & (p[:, 1] <= W - reach + tol)
+    return ((p[:, 0] >= reach - tol) & (p[:, 0] <= L - reach + tol)
+            & (p[:, 1] >= reach - tol) & (p[:, 1] <= W - reach + tol))
 
 
 def test_masse_along_a_cushion_stays_on_the_table(params):
