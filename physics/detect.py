@@ -17,8 +17,9 @@ So at one instant collisions are resolved before state changes, and lower indice
 Distances between parabolic paths give quartics in t (``physics.roots``), distances to straight
 cushions quadratics. Searches are limited to each ball's horizon, where its closed-form path
 stops being valid, and the quartic searches to the earliest of the cheaper candidates. A touching
-pair collides at t = 0 only if it approaches faster than the speed tolerance, so frozen balls
-neither hang the loop nor overlap.
+pair collides at t = 0 only if it approaches faster than the speed tolerance or is pushed
+together (``roots.start_contact``), so frozen balls at rest do not hang the loop, and balls that
+spin or friction drives into a cushion or a ball they touch do not pass into it.
 
 Ball-pin quartics are solved only for the balls that may reach the pin in their search window
 (``may_reach_pin``): a closed-form test that never rules out a contact the quartic search would
@@ -39,7 +40,9 @@ from jax import lax
 
 from physics import roots
 from physics.events import Cushion, Motion
-from physics.motion import Balls, acceleration, horizon, speed_tolerance, translating, vertical_acceleration
+from physics.motion import (
+    Balls, acceleration, horizon, layout_tolerance, speed_tolerance, translating, vertical_acceleration,
+)
 
 # Unit vectors from a ball's centre towards each cushion, in ``Cushion`` order.
 CUSHION_NORMALS = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
@@ -69,14 +72,25 @@ class Layout:
         self.size = self.transition + n_balls
 
 
+def touching(c0, slack):
+    """c0 with a start inside contact by no more than ``slack`` read as touching (0): the
+    rounding of the event that brought the bodies together, which would otherwise hide a slow
+    separation that is pulled back (the value never becomes positive, so never falls through
+    zero, and the bodies pass into each other)."""
+    return jnp.where((c0 <= 0) & (c0 >= -slack), 0.0, c0)
+
+
 def first_descending_root_quadratic(c2, c1, c0, hi, approach_tol):
     """First t in [0, hi] where c2 t^2 + c1 t + c0 falls through zero; inf if none.
 
     The falling root of a quadratic is (-c1 - sqrt(d)) / (2 c2) whatever the sign of c2 (the
     slope there is -sqrt(d)); for c1 < 0 it is evaluated as 2 c0 / (-c1 + sqrt(d)) to avoid
-    cancellation, which also covers the linear case c2 = 0. At t = 0 a non-positive value counts
-    only while falling faster than approach_tol.
+    cancellation, which also covers the linear case c2 = 0. A start on or inside contact
+    (c0 <= 0) is a contact now by ``roots.start_contact`` (approaching, or pushed inwards);
+    pass c0 through ``touching`` so that a ball moving slowly away from a cushion it touches
+    but pulled back, as one that spin drives along it, is caught when it returns (at -c1 / c2).
     """
+    now = roots.start_contact(c2, c1, c0, approach_tol)
     d = c1 * c1 - 4.0 * c2 * c0
     sd = jnp.sqrt(jnp.maximum(d, 0.0))
     den_neg = jnp.where(c1 < 0, -c1 + sd, 1.0)
@@ -84,7 +98,6 @@ def first_descending_root_quadratic(c2, c1, c0, hi, approach_tol):
     t = jnp.where(c1 < 0, 2.0 * c0 / den_neg, (-c1 - sd) / den_pos)
     has_root = (d >= 0) & ((c1 < 0) | (c2 != 0))
     later = has_root & (t > 0) & (t <= hi)
-    now = (c0 <= 0) & (c1 < -approach_tol)
     return jnp.where(now, 0.0, jnp.where(later, t, jnp.inf))
 
 
@@ -160,7 +173,8 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     # Ball-cushion: f(t) = (distance to the nose line) - R cos(theta), across the table only.
     L, W, reach = params.table.length, params.table.width, params.cushion_reach
     x, y = b.r[:, 0], b.r[:, 1]
-    c0 = jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1)
+    slack = layout_tolerance(b.r.dtype)  # distance inside contact that is rounding
+    c0 = touching(jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1), slack)
     c1 = jnp.stack([b.v[:, 0], -b.v[:, 0], b.v[:, 1], -b.v[:, 1]], axis=-1)
     c2 = 0.5 * jnp.stack([a[:, 0], -a[:, 0], a[:, 1], -a[:, 1]], axis=-1)
     hi = jnp.where(moving, hz, 0.0)[:, None]
@@ -175,6 +189,7 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     live = (moving[i] | moving[j]) & in_play[i] & in_play[j]
     hi_pair = jnp.where(live, jnp.minimum(jnp.minimum(hz[i], hz[j]), t_cap), 0.0)
     coeffs = _distance_quartic(r3[j] - r3[i], v3[j] - v3[i], a3[j] - a3[i], 2.0 * R)
+    coeffs = coeffs.at[:, 4].set(touching(coeffs[:, 4], 4.0 * R * slack))  # |d|^2 - (2R)^2 ~ -4R overlap
     pair = (coeffs, hi_pair, jnp.full(hi_pair.shape, 4.0 * R * tol), live)
     if pin is None:
         return _Parts(t_cushion, hz, None, pair, None)
@@ -187,6 +202,7 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     q0 = b.r - position
     need = pin_live & may_reach_pin(q0, b.v, a, hi_pin, reach_pin)
     coeffs_pin = _distance_quartic(q0, b.v, a, reach_pin)
+    coeffs_pin = coeffs_pin.at[:, 4].set(touching(coeffs_pin[:, 4], 2.0 * reach_pin * slack))
     pin_quartic = (coeffs_pin, hi_pin, jnp.full(hi_pin.shape, 2.0 * reach_pin * tol), need)
     return _Parts(t_cushion, hz, state == PIN_FALLING, pair, pin_quartic)
 

@@ -2,7 +2,8 @@
 
 A shot is simulated from the cue strike until every body is at rest. Each event the simulator
 resolves is written, in time order, into a fixed-capacity log so that the log can live inside
-``jit`` and ``vmap``. Rules read the log and the result's summary fields, nothing else of physics.
+``jit`` and ``vmap``; when a shot has more events than that, the log is thinned to the events
+the referee reads (``physics.thinning``). Rules read the log and the result's summary fields, nothing else of physics.
 
 Event kinds (``EventKind``) and the meaning of ``balls`` / ``cushion`` for each:
 
@@ -86,10 +87,11 @@ class Status(enum.IntFlag):
     """
 
     OK = 0
-    OVERFLOW = 1  # the log's capacity was hit: the shot was cut off, balls may still move
+    OVERFLOW = 1  # the log lost an event the referee needs (``physics.thinning``)
     INVALID_SHOT = 2  # NaN/inf or out-of-range strike parameters: nothing was simulated
     INVALID_LAYOUT = 4  # balls overlapping or outside the cushions at the start
     INVALID_PARAMS = 8  # a physical parameter NaN/inf or out of its range: nothing was simulated
+    CUT_OFF = 16  # the safety net on events per shot stopped it: balls may still move
 
 
 @pytree_dataclass
@@ -141,7 +143,8 @@ class ShotResult:
     Attributes:
       events: the ``EventLog``.
       num_events: () int32, how many slots of the log are used.
-      overflow: () bool, the capacity was hit (the log and the final layout are then incomplete).
+      overflow: () bool, the log lost an event the referee needs, or the shot was cut off
+        (``Status.OVERFLOW``, ``Status.CUT_OFF``): the result is then incomplete.
       status: () int32, ``Status`` flags.
       final_positions: (n_balls, 2) float, where the balls came to rest; a ball that left the
         table lies just beyond the cushion it crossed, outside the playing area.
@@ -151,6 +154,12 @@ class ShotResult:
       pin_down: () bool, the pin fell during the shot.
       pin_position: (2,) float, where the pin stands or lies at the end.
       pin_knocked_by: () int8, the ball that knocked the pin down, -1 if it did not fall.
+      dropped: () int32, events resolved but not kept: a shot with more events than the log
+        holds runs to rest all the same, and its log is thinned (``physics.thinning``) to what
+        the referee reads. Paths drawn or replayed from a thinned log are coarser.
+      dropped_span: (n_balls, 2, 2) float, the smallest and largest centre coordinates of each
+        ball at the dropped events (+inf / -inf when none), for field tests. None in results
+        made by hand means nothing was dropped.
     """
 
     events: EventLog
@@ -164,6 +173,8 @@ class ShotResult:
     pin_down: jax.Array
     pin_position: jax.Array
     pin_knocked_by: jax.Array
+    dropped: jax.Array = None
+    dropped_span: jax.Array = None
 
     @property
     def n_balls(self) -> int:

@@ -257,6 +257,14 @@ def real_roots_in(coeffs, lo, hi, *, deriv_iters=DERIV_ITERS, root_iters=ROOT_IT
     return jnp.where((valid & nonzero)[..., None], cand, jnp.inf)
 
 
+def start_contact(c2, c1, c0, approach_tol):
+    """(...) bool: f = ... + c2 t^2 + c1 t + c0, inside or on contact at t = 0 (c0 <= 0), makes a
+    contact now: it approaches faster than ``approach_tol`` (c1 < -approach_tol), or it is not
+    moving apart (c1 <= 0) and is pushed inwards (c2 < 0), as a ball that spin or friction
+    drives into a cushion or another ball it rests against (docs/physics.md section 1)."""
+    return (c0 <= 0) & ((c1 < -approach_tol) | ((c1 <= 0) & (c2 < 0)))
+
+
 def first_descending_root(coeffs, hi, approach_tol, *, deriv_iters=DERIV_ITERS,
                           root_iters=ROOT_ITERS):
     """The first time in [0, hi] at which a quartic crosses zero going down.
@@ -269,15 +277,17 @@ def first_descending_root(coeffs, hi, approach_tol, *, deriv_iters=DERIV_ITERS,
       approach_tol: >= 0, broadcastable; the slope f'(0) below which a start inside or on contact
         (f(0) <= 0) counts as approaching.
     Returns:
-      (...) the smallest t in [0, hi] at which f goes from > 0 to <= 0; 0 where f(0) <= 0 and
-      f'(0) < -approach_tol (contact at the start while approaching); where f(0) <= 0 and
-      f'(0) >= -approach_tol, the first descending crossing after f has become positive; +inf
-      where there is none. A tangency (a local minimum of f at 0, or within rounding of 0)
-      counts as a crossing, at the minimum. The answer is within the rounding-limited accuracy
-      of the root (full float64 precision for simple roots).
+      (...) the smallest t in [0, hi] at which f goes from > 0 to <= 0; +inf where there is none.
+      A start inside or on contact (f(0) <= 0) is a contact now (0) where f'(0) <
+      -approach_tol, or where f'(0) <= 0 and f''(0) < 0 (a resting contact pushed inwards,
+      ``start_contact``); otherwise the result is the first descending crossing after f has
+      become positive. A tangency (a local minimum of f at 0, or within rounding of 0) counts
+      as a crossing, at the minimum. The answer is within the rounding-limited accuracy of the
+      root (full float64 precision for simple roots).
     """
     dtype, coeffs, lo, hi, valid = _prepare(coeffs, 0.0, hi, approach_tol)
     tol = jnp.asarray(approach_tol, dtype)
+    start = start_contact(coeffs[..., 2], coeffs[..., 3], coeffs[..., 4], tol)
     cs, p, fp = _segments(coeffs, lo, hi, deriv_iters)
     f, f1, f2, _ = _derivative_tuples(cs)
     a, b = p[..., :-1], p[..., 1:]
@@ -288,7 +298,5 @@ def first_descending_root(coeffs, hi, approach_tol, *, deriv_iters=DERIV_ITERS,
     take = lambda v: jnp.take_along_axis(v, k, axis=-1)  # noqa: E731
     r = _bracketed_newton(f, f1, f2, take(a), take(b), take(fa), take(fb), root_iters, 4)
     r = r[..., 0]
-    c1, c0 = coeffs[..., 3], coeffs[..., 4]
-    start = (c0 <= 0) & (c1 < -tol)
     out = jnp.where(start, 0.0, jnp.where(any_desc, r, jnp.inf))
     return jnp.where(valid, out, jnp.inf).astype(dtype)

@@ -13,18 +13,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from physics import collide
+from physics import collide, thinning
 from physics._pytree import pytree_dataclass
 from physics.detect import (
     CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
 )
 from physics.events import EventKind, EventLog, Motion, ShotResult, Status
-from physics.motion import Balls, classify, end_of_state, evolve, hop_speed
+from physics.motion import (
+    Balls, acceleration, classify, end_of_state, evolve, hop_speed, layout_tolerance, speed_tolerance,
+    vertical_acceleration,
+)
 from physics.params import Params, check_params, default_params, params_are_valid
 from physics.strike import Shot, check_fields, check_limits, shot_is_valid, strike
 
-# Balls closer than this (m) beyond touching, or past a cushion, make an invalid layout.
-LAYOUT_TOLERANCE = 1e-7
+# Safety net: a shot is cut off after this many events (Status.CUT_OFF); random play never
+# comes near it (the longest shots seen resolve a few hundred).
+MAX_EVENTS = 4096
+
+# A resting contact is left at a speed that brings the ball back no sooner than this (s).
+RELEASE_TIME = 5e-3
 
 
 @pytree_dataclass
@@ -37,37 +44,35 @@ class PinState:
 
 
 def layout_is_valid(positions, params, pin_position=None):
-    """() bool: no two balls overlap, none overlaps the pin, and every ball is inside the cushions."""
+    """() bool: no two balls overlap, none overlaps the pin, and every ball is inside the cushions
+    (within ``motion.layout_tolerance`` of the positions' dtype)."""
     n = positions.shape[0]
     R = params.ball.radius
     i, j = pairs(n)
     d = jnp.linalg.norm(positions[j] - positions[i], axis=-1)
     reach = params.cushion_reach
+    tol = layout_tolerance(params.dtype)
     inside = (
-        (positions[:, 0] >= reach - LAYOUT_TOLERANCE)
-        & (positions[:, 0] <= params.table.length - reach + LAYOUT_TOLERANCE)
-        & (positions[:, 1] >= reach - LAYOUT_TOLERANCE)
-        & (positions[:, 1] <= params.table.width - reach + LAYOUT_TOLERANCE)
+        (positions[:, 0] >= reach - tol)
+        & (positions[:, 0] <= params.table.length - reach + tol)
+        & (positions[:, 1] >= reach - tol)
+        & (positions[:, 1] <= params.table.width - reach + tol)
     )
-    ok = jnp.all(d >= 2 * R - LAYOUT_TOLERANCE) & jnp.all(inside) & jnp.all(jnp.isfinite(positions))
+    ok = jnp.all(d >= 2 * R - tol) & jnp.all(inside) & jnp.all(jnp.isfinite(positions))
     if pin_position is not None:
         to_pin = jnp.linalg.norm(positions - pin_position, axis=-1)
-        ok = ok & jnp.all(to_pin >= R + params.pin.contact_radius - LAYOUT_TOLERANCE)
+        ok = ok & jnp.all(to_pin >= R + params.pin.contact_radius - tol)
         ok = ok & jnp.all(jnp.isfinite(pin_position))
     return ok
 
 
 def _record(log, k, kind, t, ball, other, cushion, b: Balls):
-    k = jnp.minimum(k, log.capacity - 1)
+    """The log with an event in slot k (none written where k is past the end)."""
+    put = lambda a, x: a.at[k].set(jnp.asarray(x, a.dtype), mode="drop")  # noqa: E731
     return EventLog(
-        kind=log.kind.at[k].set(jnp.asarray(kind, jnp.int8)),
-        time=log.time.at[k].set(t),
-        balls=log.balls.at[k].set(jnp.stack([ball, other]).astype(jnp.int8)),
-        cushion=log.cushion.at[k].set(jnp.asarray(cushion, jnp.int8)),
-        positions=log.positions.at[k].set(b.r),
-        velocities=log.velocities.at[k].set(b.v),
-        spins=log.spins.at[k].set(b.w),
-        motion=log.motion.at[k].set(b.motion),
+        kind=put(log.kind, kind), time=put(log.time, t), balls=put(log.balls, jnp.stack([ball, other])),
+        cushion=put(log.cushion, cushion), positions=put(log.positions, b.r),
+        velocities=put(log.velocities, b.v), spins=put(log.spins, b.w), motion=put(log.motion, b.motion),
     )
 
 
@@ -83,6 +88,94 @@ def _ball(b: Balls, k) -> Balls:
 def _unit(d):
     n = jnp.linalg.norm(d)
     return jnp.where(n > 0, d / jnp.where(n > 0, n, 1.0), jnp.array([1.0, 0.0], d.dtype))
+
+
+def _after_contact(one: Balls, v, w, params) -> Balls:
+    """One ball with new velocity and spin from a contact: its motion state follows from them,
+    except that a ball in the air stays in the air and one off the table stays off it."""
+    keep = (one.motion == Motion.AIRBORNE) | (one.motion == Motion.OFF_TABLE)
+    motion = jnp.where(keep, one.motion, classify(v, w, params)).astype(jnp.int8)
+    return Balls(one.r, v, w, one.z, one.vz, motion)
+
+
+def _release_lift(separating, pushed_in, dtype):
+    """Extra separating speed for a resting contact: () >= 0.
+
+    A ball that spin or friction keeps pushing into a cushion, the pin or another ball
+    (``pushed_in`` > 0, m/s^2) would bounce back ever sooner, without end (an infinite series
+    of contacts in a finite time). It leaves instead at least at the speed that brings it back
+    ``RELEASE_TIME`` later, a gap of pushed_in RELEASE_TIME^2 / 8 (a few micrometres): the
+    continuous push becomes a short series of small bounces (docs/physics.md section 2).
+    ``separating`` is the contact's speed apart after the impact (m/s).
+    """
+    floor = jnp.maximum(0.5 * pushed_in * RELEASE_TIME, 2.0 * speed_tolerance(dtype))
+    return jnp.where(pushed_in > 0, jnp.maximum(floor - separating, 0.0), 0.0)
+
+
+def _bounce_over(one: Balls, two: Balls, params):
+    """A ball in the air that meets another from above bounces up off it.
+
+    The impulse of ``collide.ball_ball_resolve`` acts across the table only; where the balls
+    touch at different heights, the contact is found in three dimensions, and a pair still
+    approaching along the line of centres would touch again at once, without end. The upper
+    ball, if in the air, leaves upwards with restitution e_b along that line (the lower ball's
+    share is taken up by the bed, as for the impulse's vertical part), at least at the release
+    speed of a resting contact (``_release_lift``). Returns (one, two).
+    """
+    d = jnp.concatenate([two.r - one.r, (two.z - one.z)[None]])
+    n3 = d / jnp.maximum(jnp.linalg.norm(d), 1e-30)
+    u = jnp.concatenate([two.v - one.v, (two.vz - one.vz)[None]])
+    closing = -jnp.dot(u, n3)
+    need = jnp.where(closing > 0, (1.0 + params.ball.e_b) * closing, 0.0)
+    # One resting on the other (gravity pulls it in) leaves at the release speed.
+    a3 = lambda x: jnp.concatenate([acceleration(x, params), vertical_acceleration(x, params)[None]])  # noqa: E731
+    need = need + _release_lift(need - closing, jnp.dot(a3(one) - a3(two), n3), one.r.dtype)
+    nz = n3[2]  # < 0 where ball one is above
+    ok = jnp.abs(nz) > 1e-6
+    up_one = ok & (nz < 0) & (one.motion == Motion.AIRBORNE)
+    up_two = ok & (nz > 0) & (two.motion == Motion.AIRBORNE)
+    kick = need / jnp.where(ok, jnp.abs(nz), 1.0)
+    one = Balls(one.r, one.v, one.w, one.z, jnp.where(up_one, one.vz + kick, one.vz), one.motion)
+    two = Balls(two.r, two.v, two.w, two.z, jnp.where(up_two, two.vz + kick, two.vz), two.motion)
+    return one, two
+
+
+def _leave_wall(one: Balls, v, w, normal, params) -> Balls:
+    """One ball after hitting a fixed body (a cushion or the pin) that lies along ``normal``
+    from its centre, leaving a resting contact at the release speed (``_release_lift``)."""
+    one = _after_contact(one, v, w, params)
+    lift = _release_lift(-jnp.dot(one.v, normal), jnp.dot(acceleration(one, params), normal), v.dtype)
+    return _after_contact(one, one.v - lift * normal, one.w, params)
+
+
+def _returning(b: Balls, pin, index, params, layout: Layout):
+    """() bool: event ``index`` is a contact coming back at exactly the release speed of the push
+    that drives it (``_release_lift``): a ball pressed against a cushion, the pin or a ball,
+    touching it again after a micro-bounce. It is resolved but not logged, so to the log (and the
+    referee) a pressed contact is one contact, not hundreds."""
+    a = acceleration(b, params)
+    cases = []  # (is_this_kind, approach speed, push inwards)
+    if layout.pairs:
+        p = jnp.clip(index, 0, layout.pairs - 1)
+        i, j = jnp.asarray(layout.pair_i)[p], jnp.asarray(layout.pair_j)[p]
+        normal = _unit(b.r[j] - b.r[i])
+        cases.append((index < layout.pairs, jnp.dot(b.v[i] - b.v[j], normal), jnp.dot(a[i] - a[j], normal)))
+    if pin is not None:
+        k = jnp.clip(index - layout.pin, 0, layout.n - 1)
+        normal = _unit(pin.position - b.r[k])
+        is_pin = (index >= layout.pin) & (index < layout.cushion)
+        cases.append((is_pin, jnp.dot(b.v[k], normal), jnp.dot(a[k], normal)))
+    c = jnp.clip(index - layout.cushion, 0, 4 * layout.n - 1)
+    outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[c % 4]
+    is_cushion = (index >= layout.cushion) & (index < layout.fall)
+    cases.append((is_cushion, jnp.dot(b.v[c // 4], outward), jnp.dot(a[c // 4], outward)))
+    _, approach, pushed = cases[-1]
+    contact = cases[-1][0]
+    for is_this, approach_o, pushed_o in cases[:-1]:
+        approach, pushed = jnp.where(is_this, approach_o, approach), jnp.where(is_this, pushed_o, pushed)
+        contact = contact | is_this
+    release = _release_lift(jnp.zeros_like(approach), pushed, b.r.dtype)
+    return contact & (pushed > 0) & (jnp.abs(approach - release) <= 1e-3 * release)
 
 
 def _resolve(b: Balls, pin, index, params, layout: Layout):
@@ -101,23 +194,27 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
         # The impulse acts across the table; a ball in the air keeps its vertical motion.
         normal = _unit(b.r[j] - b.r[i])
         v1, w1, v2, w2 = collide.ball_ball_resolve(b.v[i], b.w[i], b.v[j], b.w[j], normal, params)
-        v, w = b.v.at[i].set(v1).at[j].set(v2), b.w.at[i].set(w1).at[j].set(w2)
-        air = b.motion == Motion.AIRBORNE
-        motion = jnp.where(air, b.motion, classify(v, w, params)).astype(jnp.int8)
-        bb = Balls(b.r, v, w, b.z, b.vz, motion)
+        one, two = _after_contact(_ball(b, i), v1, w1, params), _after_contact(_ball(b, j), v2, w2, params)
+        # A resting contact (balls pushed together) parts at the release speed, equal and opposite.
+        a1, a2 = acceleration(one, params), acceleration(two, params)
+        lift = _release_lift(jnp.dot(two.v - one.v, normal), jnp.dot(a1 - a2, normal), b.r.dtype)
+        one = _after_contact(one, one.v - 0.5 * lift * normal, one.w, params)
+        two = _after_contact(two, two.v + 0.5 * lift * normal, two.w, params)
+        one, two = _bounce_over(one, two, params)
+        bb = _set_ball(_set_ball(b, i, one), j, two)
         outcomes.append((index < layout.pairs, bb, pin, EventKind.BALL_BALL, i, j, -1))
 
     if pin is not None:
         k = clip(index, layout.pin, n)
-        v_k, topples = collide.ball_pin_resolve(b.v[k], _unit(pin.position - b.r[k]), params)
-        v = b.v.at[k].set(v_k)
-        motion = b.motion.at[k].set(jnp.where(b.motion[k] == Motion.AIRBORNE, b.motion[k], classify(v_k, b.w[k], params)))
+        to_pin = _unit(pin.position - b.r[k])
+        v_k, topples = collide.ball_pin_resolve(b.v[k], to_pin, params)
+        hit = _leave_wall(_ball(b, k), v_k, b.w[k], to_pin, params)
         hit_pin = PinState(
             pin.position, jnp.where(topples, PIN_FALLING, pin.state).astype(jnp.int8),
             jnp.where(topples, k, pin.knocked_by).astype(jnp.int8),
         )
         is_pin = (index >= layout.pin) & (index < layout.cushion)
-        outcomes.append((is_pin, Balls(b.r, v, b.w, b.z, b.vz, motion), hit_pin, EventKind.BALL_PIN, k, -1, -1))
+        outcomes.append((is_pin, _set_ball(b, k, hit), hit_pin, EventKind.BALL_PIN, k, -1, -1))
         down = PinState(pin.position, jnp.asarray(PIN_DOWN, jnp.int8), pin.knocked_by)
         is_fall = (index >= layout.fall) & (index < layout.transition)
         outcomes.append((is_fall, b, down, EventKind.PIN_DOWN, pin.knocked_by.astype(jnp.int32), -1, -1))
@@ -130,7 +227,7 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     vk, wk = collide.cushion_resolve(b.v[k], b.w[k], outward, params)
     air = b.motion[k] == Motion.AIRBORNE
     leaves = air & (b.z[k] > params.cushion.height - params.ball.radius)
-    bounced = Balls(b.r[k], vk, wk, b.z[k], b.vz[k], jnp.where(air, b.motion[k], classify(vk, wk, params)))
+    bounced = _leave_wall(_ball(b, k), vk, wk, outward, params)
     # A ball that left is put down beyond the cushion it crossed, outside the playing area.
     beyond = b.r[k] + (params.cushion_reach + 2.0 * params.ball.radius) * outward
     gone = Balls(beyond, jnp.zeros_like(vk), jnp.zeros_like(wk), jnp.zeros_like(b.z[k]), jnp.zeros_like(b.z[k]),
@@ -216,12 +313,15 @@ def _next_event(b: Balls, pin, t, params):
 
 
 def _advance(b: Balls, pin, t, times, params):
-    """Advance every ball to the earliest of the candidate ``times`` and resolve that event."""
+    """Advance every ball to the earliest of the candidate ``times`` and resolve that event
+    (kind NONE: resolved, not to be logged, ``_returning``)."""
     layout = Layout(b.r.shape[0], pin is not None)
     index = jnp.argmin(times)
     dt = jnp.maximum(times[index], 0.0)
     b = evolve(b, dt, params)
+    quiet = _returning(b, pin, index, params, layout)
     b, pin, kind, ball, other, cushion = _resolve(b, pin, index, params, layout)
+    kind = jnp.where(quiet, EventKind.NONE, kind)
     return b, pin, t + dt, kind, ball, other, cushion
 
 
@@ -229,13 +329,92 @@ def _is_moving(motion):
     return jnp.any((motion != Motion.STATIONARY) & (motion != Motion.OFF_TABLE), axis=-1)
 
 
-def _status(overflow, start_status):
-    """() int32 ``Status`` flags: those found at the start (``_start``), and OVERFLOW."""
-    return (jnp.where(overflow, Status.OVERFLOW, 0) | start_status).astype(jnp.int32)
+def _status(lost, cut_off, start_status):
+    """() int32 ``Status`` flags: those found at the start (``_start``), OVERFLOW (the log lost an
+    event the referee needs) and CUT_OFF (the safety net stopped the shot)."""
+    return (
+        jnp.where(lost, Status.OVERFLOW, 0) | jnp.where(cut_off, Status.CUT_OFF, 0) | start_status
+    ).astype(jnp.int32)
 
 
-def _result(log, k, overflow, status, b: Balls, pin, t, dtype) -> ShotResult:
+@pytree_dataclass
+class _Kept:
+    """What thinning the log (``physics.thinning``) leaves to report: events dropped, the box
+    their centres span (lo, hi: (..., n, 2)), and whether a needed event was lost."""
+
+    dropped: jnp.ndarray
+    lo: jnp.ndarray
+    hi: jnp.ndarray
+    lost: jnp.ndarray
+
+    @classmethod
+    def none(cls, n, dtype):
+        return cls(jnp.zeros((), jnp.int32), jnp.full((n, 2), jnp.inf, dtype), jnp.full((n, 2), -jnp.inf, dtype),
+                   jnp.zeros((), bool))
+
+
+def _thin_if_full(log, k, kept: _Kept, n, filled):
+    """Thin the log (``physics.thinning``) where ``filled`` (the last event took its last slot);
+    computed only then."""
+    def thin(args):
+        log, k, kept = args
+        log, k, dropped, lo, hi = thinning.thin(log, k, n)
+        return log, k, _Kept(kept.dropped + dropped, jnp.minimum(kept.lo, lo), jnp.maximum(kept.hi, hi), kept.lost)
+
+    return jax.lax.cond(filled, thin, lambda args: args, (log, k, kept))
+
+
+def _missed(kept: _Kept, missed, kind, r) -> _Kept:
+    """Count an event that found the log full of needed events: dropped, and lost unless it is a
+    transition (it may be one the referee needs)."""
+    transition = jnp.isin(kind, jnp.asarray(thinning.TRANSITIONS, jnp.int32))
+    at = jnp.where(missed, r, jnp.nan)
+    return _Kept(kept.dropped + missed.astype(jnp.int32), jnp.fmin(kept.lo, at), jnp.fmax(kept.hi, at),
+                 kept.lost | (missed & ~transition))
+
+
+def _log_event(log, k, kept: _Kept, kind, t, ball, other, cushion, b: Balls):
+    """Write an event to slot k if there is room, else count it (``_missed``); kind NONE writes
+    nothing. Returns (log, k, kept, filled: this event took the last slot)."""
+    logged = kind != EventKind.NONE
+    write = logged & (k < log.capacity)
+    log = _record(log, jnp.where(write, k, log.capacity), kind, t, ball, other, cushion, b)
+    k = jnp.where(write, k + 1, k)
+    return log, k, _missed(kept, logged & ~write, kind, b.r), write & (k >= log.capacity)
+
+
+def _settle(r, on_table, params):
+    """Safety net for where balls come to rest: (n, 2) positions with any two on-table balls
+    that overlap by more than half of ``layout_tolerance`` pushed apart along their line of
+    centres, and on-table balls kept inside the cushion lines.
+
+    Contact detection is the fix for overlaps; this only catches what its precision cannot: in
+    float32 the contact quartic of a slow ball that rolls up to another after a long run loses
+    the sign of f to rounding (f is about 1e-5 of its terms), and the contact can be missed.
+    """
+    R, reach, tol = params.ball.radius, params.cushion_reach, layout_tolerance(params.dtype)
+    lo = jnp.stack([reach, reach])
+    hi = jnp.stack([params.table.length - reach, params.table.width - reach])
+    for _ in range(2):
+        for i, j in zip(*pairs(r.shape[0])):
+            d = r[j] - r[i]
+            overlap = 2 * R - jnp.linalg.norm(d)
+            shift = jnp.where(on_table[i] & on_table[j] & (overlap > 0.5 * tol), 0.5 * overlap + 0.125 * tol, 0.0)
+            r = r.at[i].add(-shift * _unit(d)).at[j].add(shift * _unit(d))
+        r = jnp.where(on_table[:, None], jnp.clip(r, lo, hi), r)
+    return r
+
+
+def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, params) -> ShotResult:
     batch = k.shape
+    dtype = params.dtype
+    on_table = b.motion != Motion.OFF_TABLE
+    settle = lambda r, on: _settle(r, on, params)  # noqa: E731
+    for _ in batch:
+        settle = jax.vmap(settle)
+    refused = Status.INVALID_SHOT | Status.INVALID_LAYOUT | Status.INVALID_PARAMS
+    played = (status & refused) == 0  # else nothing moved
+    final = jnp.where(played[..., None, None], settle(b.r, on_table), b.r)
     if pin is None:
         pin_fields = dict(
             pin_present=jnp.zeros(batch, bool), pin_down=jnp.zeros(batch, bool),
@@ -247,31 +426,36 @@ def _result(log, k, overflow, status, b: Balls, pin, t, dtype) -> ShotResult:
             pin_position=pin.position, pin_knocked_by=pin.knocked_by,
         )
     return ShotResult(
-        events=log, num_events=k, overflow=overflow, status=status, final_positions=b.r,
-        final_time=t, on_table=b.motion != Motion.OFF_TABLE, **pin_fields,
+        events=log, num_events=k, overflow=kept.lost | cut_off, status=status, final_positions=final,
+        final_time=t, on_table=on_table, dropped=kept.dropped,
+        dropped_span=jnp.stack([kept.lo, kept.hi], axis=-2), **pin_fields,
     )
 
 
 def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None) -> ShotResult:
-    """One shot: a while loop of ``_next_event`` until every ball is at rest or the log is full."""
+    """One shot: a while loop of ``_next_event`` until every ball is at rest (or, as a safety
+    net, ``MAX_EVENTS`` events); a full log is thinned (``physics.thinning``)."""
     b, pin, start_status = _start(positions, shot, cue_ball, params, pin_position)
+    n = b.r.shape[0]
     t = jnp.zeros((), params.dtype)
-    log = EventLog.empty(params.capacity, b.r.shape[0], params.dtype)
+    log = EventLog.empty(params.capacity, n, params.dtype)
     log = _record(log, 0, EventKind.CUE_STRIKE, t, jnp.asarray(cue_ball), -1, -1, b)
 
     def cond(state):
-        return _is_moving(state[0].motion) & (state[3] < params.capacity)
+        return _is_moving(state[0].motion) & (state[5] < MAX_EVENTS)
 
     def body(state):
-        b, pin, t, k, log = state
+        b, pin, t, k, log, steps, kept = state
         b, pin, t, kind, ball, other, cushion = _next_event(b, pin, t, params)
-        log = _record(log, k, kind, t, ball, other, cushion, b)
-        return b, pin, t, k + 1, log
+        log, k, kept, filled = _log_event(log, k, kept, kind, t, ball, other, cushion, b)
+        log, k, kept = _thin_if_full(log, k, kept, n, filled)
+        return b, pin, t, k, log, steps + 1, kept
 
-    state = (b, pin, t, jnp.ones((), jnp.int32), log)
-    b, pin, t, k, log = jax.lax.while_loop(cond, body, state)
-    overflow = _is_moving(b.motion)
-    return _result(log, k, overflow, _status(overflow, start_status), b, pin, t, params.dtype)
+    one = jnp.ones((), jnp.int32)
+    state = (b, pin, t, one, log, one, _Kept.none(n, params.dtype))
+    b, pin, t, k, log, _, kept = jax.lax.while_loop(cond, body, state)
+    cut_off = _is_moving(b.motion)
+    return _result(log, k, kept, cut_off, _status(kept.lost, cut_off, start_status), b, pin, t, params)
 
 
 def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position, lanes: int) -> ShotResult:
@@ -282,7 +466,7 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     waiting shot as soon as its own shot ends, so the batch costs about (total events / lanes)
     iterations. Every shot still goes through exactly the arithmetic of ``_simulate`` (the
     candidate times of all lanes come from ``detect.candidate_times_batch``, which equals a
-    ``vmap`` of ``detect.candidate_times``).
+    ``vmap`` of ``detect.candidate_times``), and its log is thinned the same way.
     pin_position: None, or (B, 2).
     """
     B, n = positions.shape[:2]
@@ -297,10 +481,12 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     lanes = max(1, min(lanes, B))
     take = lambda tree, idx: jax.tree_util.tree_map(lambda x: x[idx], tree)  # noqa: E731
     sid = jnp.arange(lanes, dtype=jnp.int32)
+    none = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (lanes,) + x.shape), _Kept.none(n, dtype))
     carry = dict(
         sid=sid, next=jnp.asarray(lanes, jnp.int32), b=take(b0, sid), pin=take(pin0, sid),
-        t=jnp.zeros((lanes,), dtype), k=jnp.ones((lanes,), jnp.int32), log=log,
-        num=jnp.ones((B,), jnp.int32), final=b0, final_pin=pin0, final_t=jnp.zeros((B,), dtype),
+        t=jnp.zeros((lanes,), dtype), k=jnp.ones((lanes,), jnp.int32), steps=jnp.ones((lanes,), jnp.int32),
+        kept=none, log=log, num=jnp.ones((B,), jnp.int32), final=b0, final_pin=pin0,
+        final_t=jnp.zeros((B,), dtype), final_kept=jax.tree_util.tree_map(lambda x: x[:1].repeat(B, 0), none),
     )
 
     def lane_where(c, new, old):
@@ -318,12 +504,13 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
     def body(c):
         c = dict(c)
         # Lanes whose shot has ended hand in its summary ...
-        done = (c["sid"] < B) & (~_is_moving(c["b"].motion) | (c["k"] >= C))
+        done = (c["sid"] < B) & (~_is_moving(c["b"].motion) | (c["steps"] >= MAX_EVENTS))
         out = jnp.where(done, c["sid"], B)  # index B is out of range: dropped
         c["num"] = put(c["num"], out, c["k"])
         c["final"] = put(c["final"], out, c["b"])
         c["final_pin"] = put(c["final_pin"], out, c["pin"])
         c["final_t"] = put(c["final_t"], out, c["t"])
+        c["final_kept"] = put(c["final_kept"], out, c["kept"])
         # ... and take the next waiting shot.
         sid = jnp.where(done, jnp.minimum(c["next"] + jnp.cumsum(done) - 1, B), c["sid"]).astype(jnp.int32)
         c["next"] = c["next"] + jnp.sum(done).astype(jnp.int32)
@@ -332,9 +519,11 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
         c["pin"] = lane_where(done, take(pin0, fresh), c["pin"])
         c["t"] = jnp.where(done, 0.0, c["t"])
         c["k"] = jnp.where(done, 1, c["k"])
+        c["steps"] = jnp.where(done, 1, c["steps"])
+        c["kept"] = lane_where(done, none, c["kept"])
         c["sid"] = sid
         # Every lane with a shot in motion resolves its next event.
-        step = (sid < B) & _is_moving(c["b"].motion) & (c["k"] < C)
+        step = (sid < B) & _is_moving(c["b"].motion) & (c["steps"] < MAX_EVENTS)
         # Candidate times for all lanes at once: the pin's quartics are packed (``detect``).
         pins = None if pin_position is None else (c["pin"].position, c["pin"].state)
         times = candidate_times_batch(c["b"], params, Layout(n, pin_position is not None), pins)
@@ -344,20 +533,39 @@ def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position
         c["b"] = lane_where(step, b, c["b"])
         c["pin"] = lane_where(step, pin, c["pin"])
         c["t"] = jnp.where(step, t, c["t"])
-        row = jnp.where(step, sid, B)
+        logged = step & (kind != EventKind.NONE)  # else resolved but not logged
+        write = logged & (c["k"] < C)
+        row = jnp.where(write, sid, B)
         record = EventLog(
             kind=kind, time=t, balls=jnp.stack([ball, other], -1), cushion=cushion,
             positions=b.r, velocities=b.v, spins=b.w, motion=b.motion,
         )
         c["log"] = put(c["log"], row, record, c["k"])
-        c["k"] = jnp.where(step, c["k"] + 1, c["k"])
+        c["k"] = jnp.where(write, c["k"] + 1, c["k"])
+        c["steps"] = jnp.where(step, c["steps"] + 1, c["steps"])
+        # Lanes whose log is now full thin it, and events that found no room are counted
+        # (rarely: only then is any of it computed).
+        full, missed = write & (c["k"] >= C), logged & ~write
+        c["log"], c["k"], c["kept"] = jax.lax.cond(
+            jnp.any(full | missed), thin_full, lambda full, missed, kind, r, log, k, kept, sid: (log, k, kept),
+            full, missed, kind, b.r, c["log"], c["k"], c["kept"], sid,
+        )
         return c
 
+    def thin_full(full, missed, kind, r, log, k, kept, sid):
+        kept = jax.vmap(_missed)(kept, missed, kind, r)
+        rows = jnp.clip(sid, 0, B - 1)
+        thinned, k_new, kept_new = jax.vmap(lambda g, kk, kp, f: _thin_if_full(g, kk, kp, n, f))(
+            take(log, rows), k, kept, full)
+        log = put(log, jnp.where(full, sid, B), thinned)
+        return log, jnp.where(full, k_new, k), lane_where(full, kept_new, kept)
+
     c = jax.lax.while_loop(cond, body, carry)
-    overflow = _is_moving(c["final"].motion)
+    kept = c["final_kept"]
+    cut_off = _is_moving(c["final"].motion)
     pin = None if pin_position is None else c["final_pin"]
-    return _result(c["log"], c["num"], overflow, _status(overflow, start_status), c["final"], pin,
-                   c["final_t"], dtype)
+    status = _status(kept.lost, cut_off, start_status)
+    return _result(c["log"], c["num"], kept, cut_off, status, c["final"], pin, c["final_t"], params)
 
 
 _simulate_jit = jax.jit(_simulate)

@@ -100,11 +100,19 @@ def pin_fall(shot: ShotResult):
 
 
 def positions_during(shot: ShotResult):
-    """((capacity + 1, n, 2) float, (capacity + 1,) bool): every ball's centre at each used event
-    and at rest; the mask says which rows are real."""
-    rows = jnp.concatenate([shot.events.positions, shot.final_positions[None]], axis=0)
-    mask = jnp.concatenate([used(shot), jnp.ones((1,), bool)])
-    return rows, mask
+    """((capacity + 5, n, 2) float, (capacity + 5,) bool): every ball's centre at each used event
+    and at rest, then the four corners of the box its centres spanned at events the physics
+    dropped from a full log (``ShotResult.dropped_span``: for an axis-aligned zone, a ball was
+    outside it at some dropped event exactly when a corner is); the mask says which rows are
+    real."""
+    rows = [shot.events.positions, shot.final_positions[None]]
+    mask = [used(shot), jnp.ones((1,), bool)]
+    if shot.dropped_span is not None:
+        lo, hi = shot.dropped_span[..., 0, :], shot.dropped_span[..., 1, :]
+        corners = [jnp.stack([c[0][:, 0], c[1][:, 1]], axis=-1) for c in ((lo, lo), (lo, hi), (hi, lo), (hi, hi))]
+        rows.append(jnp.stack(corners))
+        mask.append(jnp.broadcast_to(shot.dropped > 0, (4,)))
+    return jnp.concatenate(rows, axis=0), jnp.concatenate(mask)
 
 
 def status_ok(shot: ShotResult):

@@ -1,0 +1,140 @@
+"""Shots that used to wedge games: a ball through a cushion, balls left overlapping, a ball off
+the table reported on it, a full log voiding the shot, float32 overlaps beyond the layout check
+(docs/physics.md sections 1-2). Each uses the exact shot that showed the fault."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import physics
+import rules
+from experiments import soak
+from physics import Shot
+from physics.detect import Layout
+from physics.events import EventKind, Motion, Status
+from physics.motion import Balls, layout_tolerance
+from physics.simulate import _resolve, layout_is_valid
+
+PASS_THROUGH = (
+    np.array([[1.5974798055039054, 1.3583406952222215], [0.11557758790168327, 0.14892091646261732],
+              [2.6484729436386485, 0.7994940809110964]]),
+    Shot(V0=10.0, phi=79.53016394094408, theta=89.9, a=-0.4695833460046435, b=0.2915255959513013),
+)
+PUSHED_TOGETHER = (
+    np.array([[0.030108138434649195, 0.030108138434649195], [0.0916081384346492, 0.030108138434649195],
+              [1.1565265281095143, 0.8075662327716349]]),
+    Shot(V0=0.01419590779976998, phi=-116.05649751526298, a=-0.45125526105971053, b=-0.0652334607810214),
+)
+
+
+def _inside(result, params):
+    reach, tol = float(params.cushion_reach), layout_tolerance(params.dtype)
+    p = np.asarray(result.final_positions)
+    L, W = float(params.table.length), float(params.table.width)
+    return ((p[:, 0] >= reach - tol) & (p[:, 0] <= L - reach + tol)
+            & (p[:, 1] >= reach - tol) & (p[:, 1] <= W - reach + tol))
+
+
+def test_masse_along_a_cushion_stays_on_the_table(params):
+    res = physics.simulate(*PASS_THROUGH, 0, params)
+    assert int(res.status) == 0
+    assert np.all(np.asarray(res.on_table)) and np.all(_inside(res, params))
+    # It ends pressed against the left cushion (y = W - reach), not 0.24 m beyond it.
+    assert abs(float(res.final_positions[0, 1]) - (float(params.table.width) - float(params.cushion_reach))) < 1e-3
+
+
+def test_ball_pushed_into_a_frozen_ball_does_not_enter_it(params):
+    res = physics.simulate(*PUSHED_TOGETHER, 0, params)
+    assert int(res.status) == 0
+    p = np.asarray(res.final_positions)
+    gap = np.linalg.norm(p[0] - p[1]) - 2 * float(params.ball.radius)
+    assert gap >= -layout_tolerance(params.dtype)
+    assert bool(layout_is_valid(res.final_positions, params))
+
+
+def test_ball_landing_on_another_bounces_off_it(params):
+    # Found by the soak: ball 0 jumps and comes down on ball 2; the impulse across the table
+    # did not part them, and the contact repeated at the same instant until the safety net.
+    pos = np.array([[0.030108138434649195, 0.38620188902249497], [0.03736466042175739, 0.325131496125031],
+                    [1.2736672378491156, 1.1251386629301854]])
+    shot = Shot(V0=4.752581359395484, phi=144.51723989721398, theta=47.52734810304138, a=-0.188632299089739,
+                b=-0.11552698080692136)
+    res = physics.simulate(pos, shot, 0, params)
+    assert int(res.status) == 0 and int(res.num_events) < 64
+    on = np.asarray(res.on_table)
+    assert on.tolist() == [False, True, True]  # it flies off the table afterwards
+    kinds = np.asarray(res.events.kind)[: int(res.num_events)]
+    assert EventKind.OFF_TABLE in kinds.tolist()
+    assert bool(layout_is_valid(np.asarray(res.final_positions)[on], params))
+
+
+def test_ball_resting_on_another_in_a_corner_cluster_runs_to_rest(params):
+    # Found by the soak: the jumping cue ball settles onto ball 2, pulled in by gravity alone,
+    # and touched it again and again at one instant until the safety net cut the shot off.
+    pos = np.array([[0.030108138434649195, 0.030108138434649195], [0.04704525534536211, 0.08922991167220393],
+                    [0.10131545529681539, 0.06029903893684939]])
+    shot = Shot(V0=2.7728012311178163, phi=98.86047640654738, theta=56.531167401385495, a=-0.5505012102670442,
+                b=-0.1452034584988051)
+    res = physics.simulate(pos, shot, 0, params)
+    assert int(res.status) == 0 and int(res.dropped) == 0 and int(res.num_events) < 64
+    on = np.asarray(res.on_table)
+    assert bool(layout_is_valid(np.asarray(res.final_positions)[on], params))
+
+
+def test_ball_ball_contact_keeps_a_ball_off_the_table(params):
+    R = float(params.ball.radius)
+    r = jnp.array([[-0.0615, 0.39], [1.0, 0.7], [1.0 + 2 * R, 0.7]])
+    v = jnp.array([[0.0, 0.0], [0.5, 0.0], [0.0, 0.0]])
+    b = Balls(r, v, jnp.zeros((3, 3)), jnp.zeros(3), jnp.zeros(3),
+              jnp.array([Motion.OFF_TABLE, Motion.SLIDING, Motion.STATIONARY], jnp.int8))
+    layout = Layout(3, False)
+    pair_1_2 = 2  # pairs (0, 1), (0, 2), (1, 2)
+    out, _, kind, ball, other, _ = _resolve(b, None, jnp.asarray(pair_1_2), params, layout)
+    assert int(kind) == EventKind.BALL_BALL and (int(ball), int(other)) == (1, 2)
+    assert int(out.motion[0]) == Motion.OFF_TABLE
+    assert int(out.motion[2]) == Motion.SLIDING
+
+
+def test_a_shot_longer_than_the_log_runs_to_rest_and_is_not_void():
+    small, big = physics.default_params(capacity=4), physics.default_params(capacity=512)
+    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.7]])  # it overflowed a log of 4 before
+    a, b = (physics.simulate(pos, Shot(V0=4.0, phi=10.0), 0, p) for p in (small, big))
+    assert int(b.status) == 0 and int(b.dropped) == 0
+    assert int(a.dropped) > 0 and int(a.num_events) <= 4
+    np.testing.assert_allclose(np.asarray(a.final_positions), np.asarray(b.final_positions), rtol=0, atol=1e-12)
+    assert float(a.final_time) == float(b.final_time)
+    # Only the first ball contact and cushion contacts before it are needed here.
+    assert int(a.status) in (0, Status.OVERFLOW)
+
+
+@pytest.mark.parametrize("discipline,family", [("three_cushion", "ordinary"), ("three_cushion", "raised"),
+                                               ("three_cushion", "frozen"), ("hungarian_1000", "pin")])
+def test_thinned_log_gives_the_referee_the_same_outcome(discipline, family):
+    n = 48
+    game = rules.make_rules(discipline)
+    table = "hungarian" if discipline.startswith("hungarian") else "match"
+    small, big = (physics.default_params(table, capacity=c) for c in (24, 512))
+    pos, shot, pin = soak.family_inputs(family, np.random.default_rng(11), n, big)
+    states = jax.vmap(lambda p: rules.game_from_layout(game, p, big))(jnp.asarray(pos))
+    a, b = (physics.simulate_batch(pos, shot, states.cue_ball, p, pin=pin) for p in (small, big))
+    assert not np.any(np.asarray(b.overflow))
+    judge = jax.jit(jax.vmap(rules.referee, in_axes=(None, 0, 0, None)))
+    (_, out_a), (_, out_b) = judge(game, states, a, big), judge(game, states, b, big)
+    thinned = np.asarray(a.dropped) > 0
+    assert thinned.sum() > 0
+    kept = ~np.asarray(a.overflow)
+    for x, y in zip(jax.tree_util.tree_leaves(out_a), jax.tree_util.tree_leaves(out_b)):
+        np.testing.assert_array_equal(np.asarray(x)[kept], np.asarray(y)[kept])
+    assert kept.mean() >= 0.95
+
+
+def test_layout_tolerance_follows_the_dtype():
+    assert layout_tolerance(jnp.float64) == 1e-7
+    p32 = physics.default_params(dtype="float32")
+    R = float(p32.ball.radius)
+    # Two balls 0.26 um inside each other: rounding in float32, an overlap in float64.
+    pos = np.array([[1.0, 0.7], [1.0 + 2 * R - 2.6e-7, 0.7], [2.0, 0.7]])
+    assert bool(layout_is_valid(jnp.asarray(pos, jnp.float32), p32))
+    assert not bool(layout_is_valid(jnp.asarray(pos), physics.default_params()))
