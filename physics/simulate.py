@@ -604,7 +604,13 @@ def _as_params(params: Params | None, batch=None) -> Params:
 
 
 def _check_real(name, value):
-    dtype = np.result_type(value) if not hasattr(value, "dtype") else np.dtype(value.dtype)
+    if hasattr(value, "dtype"):
+        dtype = np.dtype(value.dtype)
+    else:
+        try:
+            dtype = np.asarray(value).dtype
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{name} must be real numbers (int or float), got {type(value).__name__}") from err
     if dtype.kind not in "fiu":
         raise TypeError(f"{name} must be real numbers (int or float), got dtype {dtype}")
 

@@ -138,3 +138,13 @@ def test_layout_tolerance_follows_the_dtype():
     pos = np.array([[1.0, 0.7], [1.0 + 2 * R - 2.6e-7, 0.7], [2.0, 0.7]])
     assert bool(layout_is_valid(jnp.asarray(pos, jnp.float32), p32))
     assert not bool(layout_is_valid(jnp.asarray(pos), physics.default_params()))
+
+
+@pytest.mark.parametrize("e_c", [0.0, 0.1])
+def test_a_dead_cushion_stops_the_ball_without_filling_the_log(e_c):
+    # Topspin drove a ball stopped by a dead cushion back into it at one instant, over and over,
+    # until the log overflowed. Plain nested lists are a valid layout too.
+    params = physics.default_params(e_c=e_c)
+    res = physics.simulate([[1.5, 0.71], [0.5, 0.3], [0.5, 1.1]], Shot(V0=1.5, phi=0.0), 0, params)
+    assert int(res.status) == 0 and int(res.num_events) < 20
+    assert float(res.final_positions[0, 0]) <= float(params.table.length - params.cushion_reach) + 1e-9
