@@ -1,9 +1,11 @@
 """Shared fixtures: parameter sets and layouts that keep the number of compilations small.
 
 Every physics test uses three balls, so one compiled simulation per static setting serves all.
-Compiled programs are kept in JAX's persistent compilation cache, outside the clone (by default
-``~/.cache/carom-billiards/jax``; ``CAROM_JAX_CACHE`` overrides it, an empty value turns it off),
-so a second run of the suite on the same machine skips most of the compile time.
+Set ``CAROM_JAX_CACHE`` to a folder outside the clone (e.g. ``~/.cache/carom-billiards/jax``) to
+keep compiled programs in JAX's persistent compilation cache, so that a second run of the suite
+skips most of the compile time. It is off by default: with the CPU jaxlib in use, writing or
+reading a cached executable has crashed the process (a segmentation fault in serialisation) in
+some runs, and a test run must not die for a speed-up.
 """
 import os
 from pathlib import Path
@@ -16,7 +18,7 @@ import physics
 
 
 def _use_compilation_cache():
-    where = os.environ.get("CAROM_JAX_CACHE", str(Path.home() / ".cache" / "carom-billiards" / "jax"))
+    where = os.path.expanduser(os.environ.get("CAROM_JAX_CACHE", ""))
     if not where:
         return
     jax.config.update("jax_compilation_cache_dir", where)
