@@ -8,7 +8,6 @@ reading a cached executable has crashed the process (a segmentation fault in ser
 some runs, and a test run must not die for a speed-up.
 """
 import os
-from pathlib import Path
 
 import jax
 import numpy as np
