@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
 import json
 import os
 import time
@@ -25,7 +24,9 @@ import numpy as np
 from tqdm import tqdm
 
 import physics
-from physics.events import EventKind, Status
+import rules
+from experiments import soak_games
+from physics.events import EventKind
 from physics.motion import layout_tolerance
 from physics.simulate import layout_is_valid
 
@@ -188,12 +189,10 @@ def soak_family(family: str, shots: int, seed: int, batch: int = 1024, dtype: st
 
 
 def run_games(disciplines, games: int, dtype: str, seed: int):
-    """Whole-game soaks, from ``experiments.soak_games`` where that module exists (HOOK: it
-    provides ``run(discipline, games, dtype, seed) -> dict`` of counts); else None."""
-    if games <= 0 or importlib.util.find_spec("experiments.soak_games") is None:
+    """Whole random games per discipline (``experiments.soak_games``): {discipline: counts}, or
+    None when no games are asked for. A stuck game is a failure."""
+    if games <= 0:
         return None
-    from experiments import soak_games
-
     return {d: soak_games.run(d, games, dtype, seed) for d in disciplines}
 
 
@@ -209,12 +208,17 @@ def main(argv=None) -> int:
     ap.add_argument("--disciplines", nargs="+", default=["three_cushion", "hungarian_1000"])
     ap.add_argument("--out", default="results/soak")
     args = ap.parse_args(argv)
-    if args.shots < 1 or args.batch < 1:
-        raise ValueError(f"--shots and --batch must be >= 1, got {args.shots} and {args.batch}")
+    if args.shots < 0 or args.batch < 1 or args.games < 0 or args.shots + args.games == 0:
+        raise ValueError(f"--shots and --games must be >= 0 and not both 0, --batch >= 1; got {args.shots}, "
+                         f"{args.games} and {args.batch}")
+    unknown = sorted(set(args.disciplines) - set(rules.DISCIPLINES))
+    if unknown:
+        raise ValueError(f"unknown disciplines {unknown}; valid: {', '.join(rules.DISCIPLINES)}")
     rows = []
-    with tqdm(total=args.shots * len(args.families), desc="soak", unit="shot") as bar:
-        for family in args.families:
-            rows.append(soak_family(family, args.shots, args.seed, min(args.batch, args.shots), args.dtype, bar))
+    if args.shots:
+        with tqdm(total=args.shots * len(args.families), desc="soak", unit="shot") as bar:
+            for family in args.families:
+                rows.append(soak_family(family, args.shots, args.seed, min(args.batch, args.shots), args.dtype, bar))
     print(f"{'family':<10}{'shots':>9}{'fail':>7}" + "".join(f"{c:>14}" for c in CHECKS) + f"{'shots/s':>10}")
     for r in rows:
         print(f"{r['family']:<10}{r['shots']:>9}{r['failures']:>7}" + "".join(f"{r[c]:>14}" for c in CHECKS)
@@ -233,8 +237,10 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "soak.json"), "w") as f:
         json.dump(dict(seed=args.seed, dtype=args.dtype, families=rows, games=games), f, indent=1)
     total, failures = sum(r["shots"] for r in rows), sum(r["failures"] for r in rows)
-    print(f"soak: {total} shots, {failures} failures")
-    return 1 if failures else 0
+    stuck = sum(c["stuck"] for c in (games or {}).values())
+    played = sum(c["games"] for c in (games or {}).values())
+    print(f"soak: {total} shots, {played} games, {failures + stuck} failures")
+    return 1 if failures or stuck else 0
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+import pytest
 
 import physics
 from experiments import soak
@@ -38,3 +39,21 @@ def test_planted_faults_are_counted(params):
     assert not np.any(fails["status"])
     kinds = np.asarray(bad.events.kind)
     assert not np.any(kinds == EventKind.OFF_TABLE)
+
+
+def test_the_command_counts_stuck_games_as_failures(monkeypatch, tmp_path, capsys):
+    # The games part goes through experiments.soak_games.run (tested in tests/test_soak_games.py);
+    # here a planted stuck game must turn the closing line and the exit code into a failure.
+    from experiments import soak_games
+
+    def fake_run(discipline, games, dtype, seed):
+        return dict(games=games, shots=3 * games, finished=0, stuck=int(discipline == "hungarian_1000"))
+
+    monkeypatch.setattr(soak_games, "run", fake_run)
+    args = ["--shots", "0", "--games", "4", "--out", str(tmp_path)]
+    assert soak.main(args + ["--disciplines", "three_cushion"]) == 0
+    assert "soak: 0 shots, 4 games, 0 failures" in capsys.readouterr().out
+    assert soak.main(args + ["--disciplines", "three_cushion", "hungarian_1000"]) == 1
+    assert "soak: 0 shots, 8 games, 1 failures" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="unknown disciplines"):
+        soak.main(args + ["--disciplines", "snooker"])
