@@ -100,7 +100,8 @@ class LearnedAgent(Planner):
     def __init__(self, model, discipline: str, algorithm: str, env: dict | None = None, info: dict | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; valid: {', '.join(ALGORITHMS)}")
-        env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {}, **(env or {})}
+        env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {},
+               **(env or {})}
         if env["mode"] != "shot" or env["obs_format"] != "flat":
             raise ValueError(f"a LearnedAgent plays models trained on the flat observation of \"shot\" mode, "
                              f"not mode={env['mode']!r}, obs_format={env['obs_format']!r}")

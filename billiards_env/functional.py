@@ -363,7 +363,8 @@ class FunctionalEnv:
         """A batch of new episodes, one per key: keys (B,) (or (B, 2) raw keys)."""
         return jax.vmap(self.init, in_axes=(0, None))(keys, self._params(params))
 
-    def step_batch(self, states: State, actions_, keys, params: EnvParams | None = None, lanes: int = DEFAULT_LANES) -> State:
+    def step_batch(self, states: State, actions_, keys, params: EnvParams | None = None,
+                   lanes: int = DEFAULT_LANES) -> State:
         """A batch of steps with the shots simulated on a pool of ``lanes`` lanes. Gives what
         ``jax.vmap(env.step)`` gives, faster when shots differ in length."""
         actions.check_shape(actions_, batch=np.shape(states.step_count)[0])

@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 import physics
-from physics.events import EventKind, Status
+from physics.events import EventKind
 from physics.motion import layout_tolerance
 from physics.simulate import layout_is_valid
 

@@ -9,6 +9,8 @@ other at the same time, in the order ``physics.detect`` documents.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -255,7 +257,7 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     for is_this, b_o, p_o, kind_o, ball_o, other_o, cushion_o in outcomes[-2::-1]:
         balls = b_o.select(is_this, balls)
         if pin is not None:
-            pin_out = jax.tree_util.tree_map(lambda x, y: jnp.where(is_this, x, y), p_o, pin_out)
+            pin_out = jax.tree_util.tree_map(partial(jnp.where, is_this), p_o, pin_out)
         kind = jnp.where(is_this, kind_o, kind)
         ball = jnp.where(is_this, ball_o, ball)
         other = jnp.where(is_this, other_o, other)

@@ -10,8 +10,8 @@ so a centre hit gives the ball 2 M V0 / (M + m) (TP A-30). The ball gets v = J/m
 and w = (J / I) r x d, with r the contact point and d the cue direction (tilted down by theta).
 The vertical part of v drives the ball into the cloth; the slate throws it back up with the
 cloth's restitution e_table, so an elevated cue makes the ball hop (docs/physics.md section 1; a jump
-shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt (TP A-31) turns the ball's
-direction away from the side of the english:
+shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt
+(TP A-31) turns the ball's direction away from the side of the english:
 
     squirt = atan( (5/2) a sqrt(1 - a^2) / (1 + m/m_end + (5/2)(1 - a^2)) ).
 """

@@ -94,7 +94,8 @@ def choose_respot(rules, state: GameState, respot_balls, params) -> GameState:
         side = jnp.asarray(False)
     chosen = refresh_frozen(
         rules,
-        replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False), may_choose_side=side),
+        replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False),
+                may_choose_side=side),
         params,
     )
     declined = replace(state, may_respot=jnp.asarray(False))

@@ -40,7 +40,8 @@ def _judged(rules, state: GameState, shot: ShotResult, params):
 
 def referee(rules, state: GameState, shot: ShotResult, params):
     """Judge one shot: (next GameState, Outcome). See the module docstring."""
-    result = select(log.status_ok(shot), _judged(rules, state, shot, params), void.void_shot(rules, params, state, shot))
+    result = select(log.status_ok(shot), _judged(rules, state, shot, params),
+                    void.void_shot(rules, params, state, shot))
     finished = (
         state,
         quiet_outcome(
