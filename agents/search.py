@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -272,13 +273,13 @@ class SearchAgent(Planner):
         self.config = dataclasses.replace(base, **options)
 
     @classmethod
-    def for_noise(cls, scale: float = 1.0, **options):
+    def for_noise(cls, scale: float = 1.0, **options) -> SearchAgent:
         """A search that plays each candidate 8 times under ``scale`` (> 0) times the standard
         noise: 512 x 8 + 16 x 32 x 8 = 8192 simulated shots per decision."""
         if scale <= 0:
             raise ValueError(f"for_noise needs a noise scale > 0, got {scale}; use SearchAgent() for exact play")
-        defaults = dict(candidates=512, trials=8, noise=scale, refine_parents=16, refine_children=32,
-                        refine_trials=8)
+        defaults: dict[str, Any] = dict(candidates=512, trials=8, noise=scale, refine_parents=16,
+                                        refine_children=32, refine_trials=8)
         defaults.update(options)
         return cls(**defaults)
 

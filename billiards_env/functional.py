@@ -176,6 +176,8 @@ def opponent_to_play(cfg: Config, carry: dict):
 
 def opponent_begin(cfg: Config, carry: dict, params: EnvParams) -> Turn:
     """The built-in opponent's next shot (a null shot where he is not to play)."""
+    if cfg.policy is None:
+        raise TypeError("cfg.policy is None: opponent_begin needs a config with a built-in opponent")
     game = carry["game"]
     k_policy, k_noise = jax.random.split(jax.random.fold_in(carry["key"], carry["n"]))
     obs = observe(params.rules, game, params, jnp.zeros((), jnp.int32))
@@ -282,7 +284,8 @@ def _stage_config(cfg: Config, name: str) -> Config:
     return cfg
 
 
-_STAGES = dict(
+# Each stage: the function and its vmap in_axes (cfg is bound first and is not mapped).
+_STAGES: dict[str, tuple[Callable[..., Any], tuple]] = dict(
     begin=(begin, (0, 0, 0, None)),
     judge=(judge, (0, 0, 0, None)),
     opponent_to_play=(opponent_to_play, (0,)),

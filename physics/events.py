@@ -30,6 +30,7 @@ ball's state just after the event was resolved (positions do not jump at an even
 from __future__ import annotations
 
 import enum
+from typing import Optional
 
 import jax
 import jax.numpy as jnp
@@ -173,8 +174,8 @@ class ShotResult:
     pin_down: jax.Array
     pin_position: jax.Array
     pin_knocked_by: jax.Array
-    dropped: jax.Array = None
-    dropped_span: jax.Array = None
+    dropped: Optional[jax.Array] = None
+    dropped_span: Optional[jax.Array] = None
 
     @property
     def n_balls(self) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from physics._pytree import pytree_dataclass
 
@@ -47,11 +48,11 @@ class Shot:
     shots with placeholders (``vmap``'s ``in_axes``); the simulation refuses them.
     """
 
-    V0: jax.Array
-    phi: jax.Array
-    theta: jax.Array = 0.0
-    a: jax.Array = 0.0
-    b: jax.Array = 0.0
+    V0: ArrayLike
+    phi: ArrayLike
+    theta: ArrayLike = 0.0
+    a: ArrayLike = 0.0
+    b: ArrayLike = 0.0
 
     def __post_init__(self):
         values = [getattr(self, name) for name in FIELDS]
@@ -119,7 +120,7 @@ def check_limits(shot: "Shot", params) -> None:
     values = [getattr(shot, name) for name in FIELDS]
     limits = (params.cue.max_speed, params.cue.max_offset)
     if all(_kind(x) is not None for x in values + list(limits)):
-        check_shot(*values, max_speed=limits[0], max_offset=limits[1])
+        check_shot(shot.V0, shot.phi, shot.theta, shot.a, shot.b, max_speed=limits[0], max_offset=limits[1])
 
 
 def _slack(*dtypes) -> float:
