@@ -34,6 +34,7 @@ from typing import Optional
 
 import jax
 import jax.numpy as jnp
+from jax.typing import DTypeLike
 
 from physics._pytree import pytree_dataclass
 
@@ -124,7 +125,7 @@ class EventLog:
         return self.kind.shape[-1]
 
     @classmethod
-    def empty(cls, capacity: int, n_balls: int, dtype) -> "EventLog":
+    def empty(cls, capacity: int, n_balls: int, dtype: DTypeLike) -> "EventLog":
         return cls(
             kind=jnp.zeros((capacity,), jnp.int8),
             time=jnp.full((capacity,), jnp.inf, dtype),

@@ -441,7 +441,8 @@ def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, params) -> S
     )
 
 
-def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None) -> ShotResult:
+def _simulate(positions: ArrayLike, shot: Shot, cue_ball: ArrayLike, params: Params,
+              pin_position: Optional[ArrayLike] = None) -> ShotResult:
     """One shot: a while loop of ``_next_event`` until every ball is at rest (or, as a safety
     net, ``MAX_EVENTS`` events); a full log is thinned (``physics.thinning``)."""
     b, pin, start_status = _start(positions, shot, cue_ball, params, pin_position)
@@ -467,7 +468,8 @@ def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None
     return _result(log, k, kept, cut_off, _status(kept.lost, cut_off, start_status), b, pin, t, params)
 
 
-def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position, lanes: int) -> ShotResult:
+def _simulate_pool(positions: jax.Array, shot: Shot, cue_ball: ArrayLike, params: Params,
+                   pin_position: Optional[ArrayLike], lanes: int) -> ShotResult:
     """A batch of shots on a pool of ``lanes`` simulation lanes.
 
     Shots differ a lot in length (a few events to a hundred), and a plain ``vmap`` of the while
@@ -663,7 +665,8 @@ def _check_cue_ball(cue_ball, n: int, batch=None):
             raise ValueError(f"cue_ball must be {allowed}, got {values.tolist()}")
 
 
-def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = None, pin=None) -> ShotResult:
+def simulate(positions: ArrayLike, shot: Shot, cue_ball: int = 0, params: Params | None = None,
+             pin: Optional[ArrayLike] = None) -> ShotResult:
     """Simulate one shot. positions: (n_balls, 2) ball centres (m); the cue ball is struck.
 
     pin: None for the carom games, or where the pin stands, (2,) (the Hungarian game: usually
@@ -682,8 +685,8 @@ def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = N
 
 
 def simulate_batch(
-    positions, shot: Shot, cue_ball=0, params: Params | None = None, pin=None, *,
-    batched_params=False, lanes: int = DEFAULT_LANES,
+    positions: ArrayLike, shot: Shot, cue_ball: ArrayLike = 0, params: Params | None = None,
+    pin: Optional[ArrayLike] = None, *, batched_params: bool = False, lanes: int = DEFAULT_LANES,
 ) -> ShotResult:
     """Simulate a batch of shots in one compiled call.
 
