@@ -38,6 +38,7 @@ import jax
 import jax.numpy as jnp
 
 import physics
+from physics.params import Params
 from physics.simulate import DEFAULT_LANES
 from agents import geometry
 from agents.base import (
@@ -47,7 +48,7 @@ from agents.base import (
 from agents.geometric import line_set, lines_batch
 from agents.play import net_points, referee_batch
 from agents.random_agent import shots_from_uniform
-from rules import PinState
+from rules import GameState, PinState, Rules
 from rules.state import RED_CAROM
 
 SEED_AIM_SIGMAS = (0.3, 1.0, 3.0)  # degrees
@@ -283,7 +284,7 @@ class SearchAgent(Planner):
         defaults.update(options)
         return cls(**defaults)
 
-    def plan_batch(self, rules, states, params, keys) -> physics.Shot:
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         cfg = self.config
         keys = jnp.asarray(keys)
         split = jax.vmap(lambda k: jax.random.split(k, 4))(keys)
