@@ -16,13 +16,21 @@ Every planner is deterministic given its key.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Iterable, Optional, TypeVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 import physics
-from rules import PinState
+from physics.params import Params
+from rules import GameState, PinState, Rules
+
+if TYPE_CHECKING:  # billiards_env imports are kept out of agents' import time (see env_actions)
+    from billiards_env import EnvParams, State
+
+_Tree = TypeVar("_Tree")  # a pytree: a GameState, a Shot, ...
 
 # Ranges of the random player and of every perturbation the search makes (documented in README).
 V0_MIN = 0.5  # m/s
@@ -45,16 +53,18 @@ class Planner:
 
     name = "planner"
 
-    def plan(self, rules, state, params, key) -> physics.Shot:
+    def plan(self, rules: Rules, state: GameState, params: Params, key: jax.Array) -> physics.Shot:
         """The shot for one game state: a ``physics.Shot`` of () arrays."""
         states = jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
         shot = self.plan_batch(rules, states, params, jnp.asarray(key)[None])
         return jax.tree_util.tree_map(lambda x: x[0], shot)
 
-    def plan_batch(self, rules, states, params, keys) -> physics.Shot:  # pragma: no cover
+    def plan_batch(  # pragma: no cover
+        self, rules: Rules, states: GameState, params: Params, keys: jax.Array,
+    ) -> physics.Shot:
         raise NotImplementedError
 
-    def env_actions(self, env_states, env_params, keys):
+    def env_actions(self, env_states: "State", env_params: "EnvParams", keys: jax.Array) -> jax.Array:
         """(S, 9) float32 actions for a batch of the functional environment's states
         (``billiards_env.State``, leaves (S, ...)): the planned strikes as actions
         (``billiards_env.actions.from_shot``), the choices left at 0. Shots beyond the action's
@@ -68,7 +78,7 @@ class Planner:
         return f"{type(self).__name__}()"
 
 
-def stack_states(states):
+def stack_states(states: Iterable[_Tree]) -> _Tree:
     """Stack a list of ``GameState``s (or any equal pytrees) along a new leading axis."""
     states = list(states)
     if not states:
@@ -96,7 +106,8 @@ def wrap_degrees(phi):
     return phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)
 
 
-def clip_shot(shot: physics.Shot, params, v_min=0.0, v_max=None, max_offset=None) -> physics.Shot:
+def clip_shot(shot: physics.Shot, params: Params, v_min: ArrayLike = 0.0, v_max: Optional[ArrayLike] = None,
+              max_offset: Optional[ArrayLike] = None) -> physics.Shot:
     """A playable shot: speed in [v_min, v_max] (default: the cue's limit), aim wrapped to
     (-180, 180], elevation in [0, 89], tip offset pulled back onto the disc of radius
     ``max_offset`` (default: just inside the miscue limit)."""
@@ -143,7 +154,7 @@ class ExecutionNoise:
     theta_deg: float = NOISE_THETA_DEG
     offset_m: float = NOISE_OFFSET_M
 
-    def std(self, params):
+    def std(self, params: Params) -> jax.Array:
         """(5,) standard deviations in shot units, order (V0, phi, theta, a, b)."""
         offset = self.offset_m / params.ball.radius
         return self.scale * jnp.stack([
@@ -151,7 +162,7 @@ class ExecutionNoise:
             jnp.asarray(self.theta_deg, params.dtype), offset, offset,
         ])
 
-    def apply(self, shot: physics.Shot, key, params) -> physics.Shot:
+    def apply(self, shot: physics.Shot, key: jax.Array, params: Params) -> physics.Shot:
         """The shot as played: ``shot`` (any batch shape) plus one noise draw per shot."""
         x = shot_array(shot)
         e = jax.random.normal(key, x.shape, x.dtype) * self.std(params)

@@ -17,9 +17,10 @@ import jax
 import jax.numpy as jnp
 
 import physics
+from physics.params import Params
 from agents import geometry
 from agents.base import PIN_PARKED, Planner, clip_shot
-from rules import PinState
+from rules import GameState, PinState, Rules
 from rules.state import RED_CAROM
 
 FALLBACK_V0 = 3.0  # m/s, the shot played when no line is possible
@@ -90,6 +91,6 @@ class GeometricAgent(Planner):
 
     name = "geometric"
 
-    def plan_batch(self, rules, states, params, keys) -> physics.Shot:
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         found, values = lines_batch(rules, states, params)
         return _pick_batch(found, values, states, params)

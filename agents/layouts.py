@@ -10,31 +10,34 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
 import rules as rules_lib
+from physics.params import Params
+from rules import GameState, Rules
 
 
-def state_from_layout(game_rules, positions, params, player=0):
+def state_from_layout(game_rules: Rules, positions: ArrayLike, params: Params, player: ArrayLike = 0) -> GameState:
     """A ``rules.GameState`` in play from ``positions`` (3, 2) with ``player`` to shoot."""
     return rules_lib.game_from_layout(game_rules, positions, params, player)
 
 
-def random_state(game_rules, key, params, player=0):
+def random_state(game_rules: Rules, key: jax.Array, params: Params, player: ArrayLike = 0) -> GameState:
     """A game in play from a random legal layout (pin standing on the centre spot if Hungarian)."""
     return state_from_layout(game_rules, rules_lib.random_layout(game_rules, key, params), params, player)
 
 
 @jax.jit
-def random_states_for(game_rules, keys, params, player=0):
+def random_states_for(game_rules: Rules, keys: jax.Array, params: Params, player: ArrayLike = 0) -> GameState:
     """One random game in play per key of ``keys`` (n, 2), stacked along a leading axis."""
     return jax.vmap(lambda k: random_state(game_rules, k, params, player))(keys)
 
 
-def random_states(game_rules, key, params, n: int, player=0):
+def random_states(game_rules: Rules, key: jax.Array, params: Params, n: int, player: ArrayLike = 0) -> GameState:
     """n random games in play, stacked along a leading axis (one compile per n)."""
     return random_states_for(game_rules, jax.random.split(key, n), params, jnp.asarray(player, jnp.int32))
 
 
-def starting_state(game_rules, params, breaker=0):
+def starting_state(game_rules: Rules, params: Params, breaker: ArrayLike = 0) -> GameState:
     """The discipline's starting position (``rules.init_game``) with ``breaker`` to shoot."""
     return rules_lib.init_game(game_rules, jax.random.PRNGKey(0), params, breaker=breaker)

@@ -27,17 +27,24 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 import physics
+from physics.params import Params
+from rules import GameState, Rules
 from agents.base import Planner
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import default_params, replace
+
+if TYPE_CHECKING:  # Stable-Baselines3 is an optional dependency (the rl extra)
+    from stable_baselines3.common.base_class import BaseAlgorithm
 
 ALGORITHMS = ("ppo", "sac")
 SIDECAR_FORMAT = "carom-billiards learned agent"
@@ -51,7 +58,7 @@ UNVERSIONED_OBSERVATION = {
 }
 
 
-def model_paths(path) -> tuple[str, str]:
+def model_paths(path: str | os.PathLike[str]) -> tuple[str, str]:
     """(the model's .zip, its .json sidecar) for a path given with or without ".zip"."""
     path = os.fspath(path)
     stem = path[:-4] if path.endswith(".zip") else path
@@ -97,10 +104,12 @@ class LearnedAgent(Planner):
 
     name = "learned"
 
-    def __init__(self, model, discipline: str, algorithm: str, env: dict | None = None, info: dict | None = None):
+    def __init__(self, model: "BaseAlgorithm", discipline: str, algorithm: str, env: dict | None = None,
+                 info: dict | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; valid: {', '.join(ALGORITHMS)}")
-        env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {}, **(env or {})}
+        env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {},
+               **(env or {})}
         if env["mode"] != "shot" or env["obs_format"] != "flat":
             raise ValueError(f"a LearnedAgent plays models trained on the flat observation of \"shot\" mode, "
                              f"not mode={env['mode']!r}, obs_format={env['obs_format']!r}")
@@ -115,7 +124,7 @@ class LearnedAgent(Planner):
     # -- files ---------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path, device: str = "cpu") -> "LearnedAgent":
+    def load(cls, path: str | os.PathLike[str], device: str = "cpu") -> "LearnedAgent":
         """The agent saved at ``path`` (the model's .zip, with or without the suffix, and its
         .json sidecar next to it). ValueError when a file is missing or malformed."""
         zip_path, json_path = model_paths(path)
@@ -147,7 +156,7 @@ class LearnedAgent(Planner):
         except (TypeError, AttributeError) as error:
             raise ValueError(f"{json_path}: malformed env settings: {error}") from None
 
-    def save(self, path) -> tuple[str, str]:
+    def save(self, path: str | os.PathLike[str]) -> tuple[str, str]:
         """Write the model (.zip) and its sidecar (.json); returns both paths."""
         zip_path, json_path = model_paths(path)
         os.makedirs(os.path.dirname(os.path.abspath(zip_path)), exist_ok=True)
@@ -164,7 +173,7 @@ class LearnedAgent(Planner):
 
     # -- playing -------------------------------------------------------------------------------
 
-    def act(self, observations) -> np.ndarray:
+    def act(self, observations: ArrayLike) -> np.ndarray:
         """Actions in [-1, 1]^9 (float32) for flat observations: (OBS_SIZE,) -> (9,), or
         (N, OBS_SIZE) -> (N, 9). Deterministic."""
         obs = np.asarray(observations, dtype=np.float32)
@@ -173,12 +182,12 @@ class LearnedAgent(Planner):
         action, _ = self.model.predict(obs, deterministic=True)
         return np.clip(np.asarray(action, np.float32), env_actions.LOW, env_actions.HIGH)
 
-    def observe_batch(self, rules, states, params):
+    def observe_batch(self, rules: Rules, states: GameState, params: Params) -> jax.Array:
         """(S, OBS_SIZE) float32: the training observation of each state (leaves (S, ...))."""
         self._check_rules(rules)
         return _observe_batch(rules, states, self._env_params(params))
 
-    def plan_batch(self, rules, states, params, keys) -> physics.Shot:
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         obs = np.asarray(self.observe_batch(rules, states, params))
         return _shots_batch(self.act(obs), self._env_params(params))
 

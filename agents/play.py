@@ -6,15 +6,19 @@ agent uses the same pieces on its candidates.
 from __future__ import annotations
 
 import functools
+from typing import Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import physics
+from physics.events import ShotResult
+from physics.params import Params
 from physics.simulate import DEFAULT_LANES
 import rules as rules_lib
-from agents.base import pin_for_simulation
+from agents.base import ExecutionNoise, pin_for_simulation
+from rules import GameState, Outcome, Rules
 
 
 @jax.jit
@@ -23,7 +27,7 @@ def referee_batch(game_rules, states, results, params):
     return jax.vmap(rules_lib.referee, in_axes=(None, 0, 0, None))(game_rules, states, results, params)
 
 
-def net_points(outcome, shooter):
+def net_points(outcome: Outcome, shooter: jax.Array) -> jax.Array:
     """(...,) int: the shooter's points minus what the shot gave the opponent (Hungarian fouls).
 
     outcome.points: (..., 2); shooter: (...,) int.
@@ -33,7 +37,7 @@ def net_points(outcome, shooter):
     return mine - theirs
 
 
-def shooter_points(outcome, shooter):
+def shooter_points(outcome: Outcome, shooter: jax.Array) -> jax.Array:
     """(...,) int: the shooter's change of score on the board."""
     return jnp.take_along_axis(outcome.points, shooter[..., None], -1)[..., 0]
 
@@ -58,7 +62,9 @@ def _pad(tree, size):
     return jax.tree_util.tree_map(one, tree)
 
 
-def execute(game_rules, states, shots, params, key=None, noise=None, lanes=DEFAULT_LANES, pad_to=None):
+def execute(game_rules: Rules, states: GameState, shots: physics.Shot, params: Params, key: Optional[jax.Array] = None,
+            noise: Optional[ExecutionNoise] = None, lanes: int = DEFAULT_LANES, pad_to: Optional[int] = None,
+            ) -> tuple[ShotResult, GameState, Outcome, physics.Shot]:
     """Play ``shots`` (one per state, fields (B,)) with optional ``agents.ExecutionNoise``.
 
     pad_to: simulate and judge a batch padded to this many rows (the padding is dropped), so

@@ -7,6 +7,8 @@ import jax
 import jax.numpy as jnp
 
 import physics
+from physics.params import Params
+from rules import GameState, Rules
 from agents.base import OFFSET_MAX, V0_MAX, V0_MIN, Planner, disc_from_uniform
 
 
@@ -47,7 +49,7 @@ class RandomAgent(Planner):
             raise ValueError(f"max_offset must be in [0, 0.6) (the miscue limit), got {max_offset}")
         self.v_min, self.v_max, self.max_offset = float(v_min), float(v_max), float(max_offset)
 
-    def plan_batch(self, rules, states, params, keys) -> physics.Shot:
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         return _plan_batch(jnp.asarray(keys), jnp.zeros((), params.dtype), self.v_min, self.v_max, self.max_offset)
 
     def __repr__(self):

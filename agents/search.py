@@ -32,11 +32,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 import physics
+from physics.params import Params
 from physics.simulate import DEFAULT_LANES
 from agents import geometry
 from agents.base import (
@@ -46,7 +48,7 @@ from agents.base import (
 from agents.geometric import line_set, lines_batch
 from agents.play import net_points, referee_batch
 from agents.random_agent import shots_from_uniform
-from rules import PinState
+from rules import GameState, PinState, Rules
 from rules.state import RED_CAROM
 
 SEED_AIM_SIGMAS = (0.3, 1.0, 3.0)  # degrees
@@ -272,17 +274,17 @@ class SearchAgent(Planner):
         self.config = dataclasses.replace(base, **options)
 
     @classmethod
-    def for_noise(cls, scale: float = 1.0, **options):
+    def for_noise(cls, scale: float = 1.0, **options) -> SearchAgent:
         """A search that plays each candidate 8 times under ``scale`` (> 0) times the standard
         noise: 512 x 8 + 16 x 32 x 8 = 8192 simulated shots per decision."""
         if scale <= 0:
             raise ValueError(f"for_noise needs a noise scale > 0, got {scale}; use SearchAgent() for exact play")
-        defaults = dict(candidates=512, trials=8, noise=scale, refine_parents=16, refine_children=32,
-                        refine_trials=8)
+        defaults: dict[str, Any] = dict(candidates=512, trials=8, noise=scale, refine_parents=16,
+                                        refine_children=32, refine_trials=8)
         defaults.update(options)
         return cls(**defaults)
 
-    def plan_batch(self, rules, states, params, keys) -> physics.Shot:
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         cfg = self.config
         keys = jnp.asarray(keys)
         split = jax.vmap(lambda k: jax.random.split(k, 4))(keys)

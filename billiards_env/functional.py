@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 import physics
 import rules as rules_lib
@@ -176,6 +177,8 @@ def opponent_to_play(cfg: Config, carry: dict):
 
 def opponent_begin(cfg: Config, carry: dict, params: EnvParams) -> Turn:
     """The built-in opponent's next shot (a null shot where he is not to play)."""
+    if cfg.policy is None:
+        raise TypeError("cfg.policy is None: opponent_begin needs a config with a built-in opponent")
     game = carry["game"]
     k_policy, k_noise = jax.random.split(jax.random.fold_in(carry["key"], carry["n"]))
     obs = observe(params.rules, game, params, jnp.zeros((), jnp.int32))
@@ -282,7 +285,8 @@ def _stage_config(cfg: Config, name: str) -> Config:
     return cfg
 
 
-_STAGES = dict(
+# Each stage: the function and its vmap in_axes (cfg is bound first and is not mapped).
+_STAGES: dict[str, tuple[Callable[..., Any], tuple]] = dict(
     begin=(begin, (0, 0, 0, None)),
     judge=(judge, (0, 0, 0, None)),
     opponent_to_play=(opponent_to_play, (0,)),
@@ -330,7 +334,8 @@ class FunctionalEnv:
     num_actions = actions.N_ACTIONS
     observation_size = OBS_SIZE
 
-    def __init__(self, discipline: str, mode: str = "shot", opponent="random", params: EnvParams | None = None):
+    def __init__(self, discipline: str, mode: str = "shot", opponent: modes.Opponent = "random",
+                 params: EnvParams | None = None):
         self.config = Config(discipline, modes.check_mode(mode), modes.opponent_policy(mode, opponent))
         self.default_params = default_params(discipline) if params is None else params
         if self.default_params.discipline != discipline:
@@ -349,34 +354,36 @@ class FunctionalEnv:
         check_params(params)
         return params
 
-    def init(self, key, params: EnvParams | None = None) -> State:
+    def init(self, key: jax.Array, params: EnvParams | None = None) -> State:
         """A new episode's State."""
         return initial_state(self.config, key, self._params(params))
 
-    def step(self, state: State, action, key, params: EnvParams | None = None) -> State:
+    def step(self, state: State, action: ArrayLike, key: jax.Array, params: EnvParams | None = None) -> State:
         """One step: the acting player's shot (and the built-in opponent's answer in "game" mode).
         Pass the params that ``init`` got (default: ``default_params``)."""
         ops = make_ops(self.config, batched=False, staged=False)
         return transition(self.config, state, action, key, self._params(params), ops)[0]
 
-    def init_batch(self, keys, params: EnvParams | None = None) -> State:
+    def init_batch(self, keys: jax.Array, params: EnvParams | None = None) -> State:
         """A batch of new episodes, one per key: keys (B,) (or (B, 2) raw keys)."""
         return jax.vmap(self.init, in_axes=(0, None))(keys, self._params(params))
 
-    def step_batch(self, states: State, actions_, keys, params: EnvParams | None = None, lanes: int = DEFAULT_LANES) -> State:
+    def step_batch(self, states: State, actions_: ArrayLike, keys: jax.Array, params: EnvParams | None = None,
+                   lanes: int = DEFAULT_LANES) -> State:
         """A batch of steps with the shots simulated on a pool of ``lanes`` lanes. Gives what
         ``jax.vmap(env.step)`` gives, faster when shots differ in length."""
         actions.check_shape(actions_, batch=np.shape(states.step_count)[0])
         ops = make_ops(self.config, batched=True, staged=False, lanes=lanes)
         return transition(self.config, states, actions_, keys, self._params(params), ops)[0]
 
-    def observe(self, state: State, viewer, params: EnvParams | None = None):
+    def observe(self, state: State, viewer: ArrayLike, params: EnvParams | None = None) -> jax.Array:
         """(OBS_SIZE,) float32: the observation of ``state`` for player ``viewer``."""
         return observe(self._params(params).rules, state.game, self._params(params), state.step_count, viewer)
 
 
-def make_functional(discipline: str, mode: str = "shot", opponent="random", *, rule_options=None,
-                    physics_options=None, **values) -> FunctionalEnv:
+def make_functional(discipline: str, mode: str = "shot", opponent: modes.Opponent = "random", *,
+                    rule_options: Mapping[str, Any] | None = None, physics_options: Mapping[str, Any] | None = None,
+                    **values) -> FunctionalEnv:
     """A discipline's functional environment (``FunctionalEnv``); ``env.default_params`` holds the
     options. discipline: one of ``rules.DISCIPLINES``; mode: "shot", "inning" or "game";
     opponent ("game" mode): "random", "two_player" or a policy; rule_options, physics_options and

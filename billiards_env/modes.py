@@ -24,12 +24,16 @@ and his fouls' points count in that step's rewards.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Optional, Union
+
 import jax.numpy as jnp
 
 from billiards_env.actions import random_action
 
 MODES = ("shot", "inning", "game")
 OPPONENTS = ("random", "two_player")
+# A built-in opponent: a name of OPPONENTS, None (none), or a policy (key, observation, params) -> action.
+Opponent = Union[str, Callable[..., Any], None]
 AGENT = 0  # the learning player against a built-in opponent
 MAX_OPPONENT_SHOTS = 64  # a run of the built-in opponent longer than this truncates the episode
 
@@ -40,7 +44,7 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def opponent_policy(mode: str, opponent):
+def opponent_policy(mode: str, opponent: Opponent) -> Optional[Callable[..., Any]]:
     """The built-in opponent's policy, or None when there is none (every mode but "game", and
     "two_player"). ValueError for an unknown opponent."""
     if callable(opponent):

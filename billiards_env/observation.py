@@ -126,7 +126,7 @@ def observe(game_rules, game, params, step_count, viewer=None):
         f(step_count) / f(params.max_steps),
     ])
     parts = []
-    for (name, size, high), value in zip(GROUPS, (balls, pin, frozen, choices, score, counters, turn)):
+    for (_name, _size, high), value in zip(GROUPS, (balls, pin, frozen, choices, score, counters, turn)):
         parts.append(jnp.clip(f(value), 0.0, high))
     return jnp.concatenate(parts)
 

@@ -11,6 +11,8 @@ when the environment is built (``billiards_env.make_functional``).
 """
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -173,8 +175,8 @@ def replace(obj, **changes):
     return new
 
 
-def default_params(discipline: str = "three_cushion", *, rule_options=None, physics_options=None,
-                   **values) -> EnvParams:
+def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[str, Any] | None = None,
+                   physics_options: Mapping[str, Any] | None = None, **values) -> EnvParams:
     """The default parameters of a discipline, with overrides.
 
     rule_options: dict for ``rules.make_rules`` (e.g. ``distance=10``); physics_options: dict for

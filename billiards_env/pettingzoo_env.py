@@ -11,6 +11,7 @@ after ``max_steps`` shots (truncations). Every agent's info holds the game's rep
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import gymnasium as gym
 import jax
@@ -38,7 +39,8 @@ class BilliardsAECEnv(AECEnv):
     agents. Other arguments: render_mode ("rgb_array", "human"), fused, rule_options,
     physics_options and the ``EnvParams`` values."""
 
-    metadata = {"render_modes": ["rgb_array", "human"], "name": "billiards_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array", "human"], "name": "billiards_v0",
+                                "is_parallelizable": False}
 
     def __init__(self, discipline: str = "three_cushion", render_mode: str | None = None, fused: bool = True,
                  rule_options=None, physics_options=None, **values):

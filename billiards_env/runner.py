@@ -21,7 +21,8 @@ from billiards_env.functional import DEFAULT_LANES, Config, initial_state, make_
 
 
 def _select(mask, a, b):
-    return jax.tree_util.tree_map(lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), x, y), a, b)
+    return jax.tree_util.tree_map(
+        lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), x, y), a, b)
 
 
 @functools.lru_cache(maxsize=None)

@@ -112,8 +112,8 @@ def main(argv=None):
 
     gallery_dir = os.path.join(args.out, "gallery")
     index, rows, _ = gal.gallery(DISCIPLINE, "search", layouts=args.layouts, top=args.top, noise=args.noise,
-                                 seed=args.seed, batch=ev.BATCH, out=gallery_dir, gif=False, progress=not args.no_progress,
-                                 players=players)
+                                 seed=args.seed, batch=ev.BATCH, out=gallery_dir, gif=False,
+                                 progress=not args.no_progress, players=players)
     settings = dict(discipline=DISCIPLINE, agent="search", layouts=args.layouts, noise=args.noise)
     gal.write_index(gallery_dir, index, settings)
     write_csv(os.path.join(gallery_dir, "shots.csv"), rows)

@@ -61,8 +61,8 @@ from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
 from experiments.common import (
-    SPEC_HELP, AgentSpecError, agent_budget, check_discipline, machine_info, make_agent, mean_ci, parse_agent_spec, ratio_ci,
-    setup, wilson, write_csv,
+    SPEC_HELP, AgentSpecError, agent_budget, check_discipline, machine_info, make_agent, mean_ci, parse_agent_spec,
+    ratio_ci, setup, wilson, write_csv,
 )
 
 BATCH = 128  # rows per execute call (padded): one compiled simulation and referee

@@ -176,7 +176,8 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
                  if game.is_hungarian and int(state.pin_state) == int(rules_lib.PinState.STANDING) else None),
             shot={f: round(row[f], 4) for f in ev.SHOT_FIELDS}, noise=noise,
             call=row["call"], points=row["points"], foul=row["foul"], reason=row["reason"],
-            cushions=row["cushions"], cushions_before_carom=row["cushions_before_carom"], cue_ball_contacts=seq, cue_path_m=round(row["cue_path_m"], 3),
+            cushions=row["cushions"], cushions_before_carom=row["cushions_before_carom"], cue_ball_contacts=seq,
+            cue_path_m=round(row["cue_path_m"], 3),
             duration_s=round(float(result.final_time), 3),
         ))
     return index, rows, player

@@ -62,7 +62,8 @@ def main(argv=None):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.pcolormesh(speeds, offsets, down, cmap="RdYlGn_r", shading="nearest", vmin=0, vmax=1)
     # Head-on component v cos(a) reaches v_crit, with sin(a) the offset fraction.
-    ax.plot(v_crit / np.sqrt(1 - offsets**2), offsets, "k--", lw=1.5, label=f"model threshold (v_crit = {v_crit:.3f} m/s)")
+    ax.plot(v_crit / np.sqrt(1 - offsets**2), offsets, "k--", lw=1.5,
+            label=f"model threshold (v_crit = {v_crit:.3f} m/s)")
     ax.set_xlim(speeds[0], speeds[-1])
     ax.set_xlabel("ball speed at the pin (m/s)")
     ax.set_ylabel("offset from the pin's axis / (R + pin radius)")

@@ -72,8 +72,8 @@ def play(game, states, shots, params, noise: float, key):
     n = int(shots.V0.shape[0])
     for start in range(0, n, PAD):
         part = slice(start, min(n, start + PAD))
-        sub_states = jax.tree_util.tree_map(lambda x: x[part], states)
-        sub_shots = jax.tree_util.tree_map(lambda x: x[part], shots)
+        sub_states = index_tree(states, part)
+        sub_shots = index_tree(shots, part)
         _, nxt, out, _ = execute(game, sub_states, sub_shots, params, key=jax.random.fold_in(key, start),
                                  noise=noise_model, pad_to=PAD)
         out_states.append(nxt)
@@ -184,7 +184,7 @@ def hungarian(args, exact, noisy, shot_rows):
                     over = np.asarray(outcomes.turn_passes) | np.asarray(outcomes.game_over)
                     over |= np.asarray(nxt.current_player) != start_player
                     keep = jnp.asarray(active & ~over)
-                    states = jax.tree_util.tree_map(lambda new, old: jnp.where(
+                    states = jax.tree_util.tree_map(lambda new, old, keep=keep: jnp.where(
                         keep.reshape(keep.shape + (1,) * (new.ndim - 1)), new, old), nxt, states)
                     active = active & ~over
                     if not active.any():

@@ -48,7 +48,8 @@ def check_arguments(discipline, games, dtype, seed, max_shots, distance, batch=D
     for name, value, low in (("games", games, 1), ("max_shots", max_shots, 1), ("seed", seed, 0), ("batch", batch, 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    if distance is not None and (isinstance(distance, bool) or not isinstance(distance, (int, np.integer)) or distance < 1):
+    whole = isinstance(distance, (int, np.integer)) and not isinstance(distance, bool)
+    if distance is not None and (not whole or distance < 1):
         raise ValueError(f"distance must be None or an integer >= 1, got {distance!r}")
 
 

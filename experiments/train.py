@@ -58,6 +58,7 @@ from tqdm import tqdm
 
 import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
+from agents.base import index_tree
 from agents.learned import LearnedAgent
 from experiments.common import machine_info, mean_ci, wilson, write_csv
 
@@ -147,14 +148,16 @@ class Evaluation:
         points, rewards, fouls = [], [], []
         for start in range(0, self.n, EVAL_BATCH):
             part = slice(start, min(self.n, start + EVAL_BATCH))
-            states = jax.tree_util.tree_map(lambda x: x[part], self.states)
+            states = index_tree(self.states, part)
             keys = jax.random.split(jax.random.fold_in(self.plan_key, start), part.stop - part.start)
             shots = planner.plan_batch(self.game, states, self.params, keys)
-            _, _, outcomes, _ = execute(self.game, states, shots, self.params, key=jax.random.fold_in(self.noise_key, start),
-                                        noise=self.noise, pad_to=EVAL_BATCH)
+            _, _, outcomes, _ = execute(self.game, states, shots, self.params,
+                                        key=jax.random.fold_in(self.noise_key, start), noise=self.noise,
+                                        pad_to=EVAL_BATCH)
             shooter = states.current_player
             points.append(np.asarray(shooter_points(outcomes, shooter)))
-            rewards.append(np.asarray(net_points(outcomes, shooter) if self.zero_sum else shooter_points(outcomes, shooter)))
+            reward = net_points(outcomes, shooter) if self.zero_sum else shooter_points(outcomes, shooter)
+            rewards.append(np.asarray(reward))
             fouls.append(np.asarray(outcomes.foul))
         points, rewards, fouls = (np.concatenate(x) for x in (points, rewards, fouls))
         k = int((points > 0).sum())
@@ -193,9 +196,11 @@ def make_callback(args, evaluation: Evaluation, agent_of, rows: list, start_time
                 self.best = (row["mean_reward"], row["timesteps"], copy.deepcopy(self.model.policy.state_dict()))
             self.recent = []
             self.bar.set_postfix(success=f"{row['success_rate']:.3f}", reward=f"{row['mean_reward']:.2f}")
-            tqdm.write(f"{row['timesteps']:>9d} steps, {row['seconds']:7.0f} s: success {row['successes']}/{row['layouts']}"
+            tqdm.write(f"{row['timesteps']:>9d} steps, {row['seconds']:7.0f} s: "
+                       f"success {row['successes']}/{row['layouts']}"
                        f" = {row['success_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
-                       f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, training reward {train:.3f}")
+                       f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, "
+                       f"training reward {train:.3f}")
             write_csv(os.path.join(args.out, "curve.csv"), rows)
             while self.next_eval <= self.num_timesteps:
                 self.next_eval += args.eval_every
@@ -260,7 +265,8 @@ def plot_curve(path, rows, random_row, title):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--discipline", default="three_cushion", choices=list(rules.DISCIPLINES))
     parser.add_argument("--algo", default="ppo", choices=ALGOS)
     parser.add_argument("--timesteps", type=int, default=500_000, help="training shots")
@@ -283,7 +289,8 @@ def parse_args(argv=None):
     parser.add_argument("--shaping", default="none", choices=SHAPINGS, help="opt-in reward shaping (training only)")
     parser.add_argument("--shaping-weight", type=float, default=0.3, help="weight of the carom hint")
     parser.add_argument("--eval-every", type=int, default=50_000, help="timesteps between evaluations (0: none)")
-    parser.add_argument("--eval-layouts", type=int, default=1000, help="fixed random layouts of the periodic evaluation")
+    parser.add_argument("--eval-layouts", type=int, default=1000,
+                        help="fixed random layouts of the periodic evaluation")
     parser.add_argument("--keep", default="best", choices=("best", "last"),
                         help="the policy saved: best periodic evaluation (mean official reward) or the last")
     parser.add_argument("--final-layouts", type=int, default=2000, help="fresh random layouts of the final comparison")
@@ -357,7 +364,8 @@ def main(argv=None):
 
     training_steps_per_s = model.num_timesteps / max(1e-9, train_seconds - train_eval_seconds)
     summary = dict(
-        discipline=args.discipline, algorithm=args.algo, timesteps=int(model.num_timesteps), selected_timesteps=selected,
+        discipline=args.discipline, algorithm=args.algo, timesteps=int(model.num_timesteps),
+        selected_timesteps=selected,
         final=dict(trained=final, random=random_final, layouts=args.final_layouts,
                    trained_beats_random=final["ci_low"] > random_final["ci_high"]),
         periodic_evaluation=dict(layouts=args.eval_layouts, last=rows[-1] if rows else None, random=random_curve),
@@ -368,7 +376,8 @@ def main(argv=None):
         settings=settings, env=env_settings,
         reward="official points of the shot for the shooter" + (" minus the points handed to the opponent"
                                                                  if args.zero_sum else "")
-        + (f"; training adds {args.shaping_weight} x the carom hint (opt-in shaping)" if args.shaping == "carom" else ""),
+        + (f"; training adds {args.shaping_weight} x the carom hint (opt-in shaping)"
+           if args.shaping == "carom" else ""),
         files=dict(model=model_path, sidecar=sidecar_path, exported=exported,
                    model_bytes=os.path.getsize(model_path)),
         machine=machine_info(),
@@ -377,7 +386,8 @@ def main(argv=None):
         json.dump(summary, f, indent=2, default=float)
     write_csv(os.path.join(args.out, "curve.csv"), rows)
     plot_curve(os.path.join(args.out, "curve.png"), rows, random_curve, f"{args.discipline}, {args.algo.upper()}")
-    print(f"wrote {args.out}/ ({model_path}, curve.csv, curve.png, summary.json) in {summary['timings']['total_s']:.0f} s")
+    print(f"wrote {args.out}/ ({model_path}, curve.csv, curve.png, summary.json) "
+          f"in {summary['timings']['total_s']:.0f} s")
     return summary
 
 

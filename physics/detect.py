@@ -31,7 +31,7 @@ same times: each quartic that is solved gets the same coefficients and the same 
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -157,9 +157,9 @@ class _Parts(NamedTuple):
 
     t_cushion: jnp.ndarray  # (n, 4)
     hz: jnp.ndarray  # (n,)
-    falling: jnp.ndarray  # () bool: the pin is falling; None without a pin
+    falling: Optional[jnp.ndarray]  # () bool: the pin is falling; None without a pin
     pair: tuple  # (coeffs (P, 5), hi (P,), tol (P,), live (P,))
-    pin: tuple  # (coeffs (n, 5), hi (n,), tol (n,), need (n,)), or None without a pin
+    pin: Optional[tuple]  # (coeffs (n, 5), hi (n,), tol (n,), need (n,)), or None without a pin
 
 
 def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
@@ -212,7 +212,7 @@ def _assemble(parts: _Parts, t_pair, t_pin):
     if parts.pin is not None:
         groups.append(t_pin)
     groups.append(parts.t_cushion.reshape(-1))
-    if parts.pin is not None:
+    if parts.falling is not None:  # set exactly when there is a pin
         groups.append(jnp.where(parts.falling, 0.0, jnp.inf)[None])
     groups.append(parts.hz)
     return jnp.concatenate(groups)
@@ -254,6 +254,7 @@ def candidate_times_batch(b: Balls, params, layout: Layout, pin=None, buffer: in
     buffer = pin_buffer_size(lanes) if buffer is None else max(1, int(buffer))
     flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
     pair = tuple(flat(x) for x in parts.pair)
+    assert parts.pin is not None  # _parts with a pin always fills its quartic
     pin_q = tuple(flat(x) for x in parts.pin)
     t_pair, t_pin = _solve_packed(pair, pin_q, buffer)
     t_pair = jnp.where(pair[3], t_pair, jnp.inf).reshape(lanes, layout.pairs)

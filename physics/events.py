@@ -30,9 +30,11 @@ ball's state just after the event was resolved (positions do not jump at an even
 from __future__ import annotations
 
 import enum
+from typing import Optional
 
 import jax
 import jax.numpy as jnp
+from jax.typing import DTypeLike
 
 from physics._pytree import pytree_dataclass
 
@@ -123,7 +125,7 @@ class EventLog:
         return self.kind.shape[-1]
 
     @classmethod
-    def empty(cls, capacity: int, n_balls: int, dtype) -> "EventLog":
+    def empty(cls, capacity: int, n_balls: int, dtype: DTypeLike) -> "EventLog":
         return cls(
             kind=jnp.zeros((capacity,), jnp.int8),
             time=jnp.full((capacity,), jnp.inf, dtype),
@@ -173,8 +175,8 @@ class ShotResult:
     pin_down: jax.Array
     pin_position: jax.Array
     pin_knocked_by: jax.Array
-    dropped: jax.Array = None
-    dropped_span: jax.Array = None
+    dropped: Optional[jax.Array] = None
+    dropped_span: Optional[jax.Array] = None
 
     @property
     def n_balls(self) -> int:

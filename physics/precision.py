@@ -24,7 +24,7 @@ def enable_x64_unless_chosen() -> bool:
     """``enable_x64()`` unless ``JAX_ENABLE_X64`` is set; True when 64-bit mode is on afterwards."""
     if os.environ.get(X64_VARIABLE) is None:
         enable_x64()
-    return bool(jax.config.jax_enable_x64)
+    return bool(jax.config.read("jax_enable_x64"))
 
 
 __all__ = ["enable_x64", "enable_x64_unless_chosen", "X64_VARIABLE"]

@@ -1,12 +1,16 @@
 """Reading a shot back: the event log in plain Python, and ball positions at any time."""
 from __future__ import annotations
 
+from typing import Optional
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from physics.events import Cushion, EventKind, Motion, ShotResult
 from physics.motion import Balls, evolve
+from physics.params import Params
 
 
 def event_list(result: ShotResult) -> list[dict]:
@@ -51,7 +55,7 @@ def _positions_at(result: ShotResult, times, params):
     return jax.vmap(one)(k, times)
 
 
-def positions_at(result: ShotResult, times, params=None):
+def positions_at(result: ShotResult, times: ArrayLike, params: Optional[Params] = None) -> jax.Array:
     """Ball positions (len(times), n_balls, 2) at the given times (s) of one shot."""
     from physics.params import default_params
 

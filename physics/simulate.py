@@ -9,9 +9,13 @@ other at the same time, in the order ``physics.detect`` documents.
 """
 from __future__ import annotations
 
+from functools import partial
+from typing import Optional
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from physics import collide, thinning
 from physics._pytree import pytree_dataclass
@@ -178,6 +182,11 @@ def _returning(b: Balls, pin, index, params, layout: Layout):
     return contact & (pushed > 0) & (jnp.abs(approach - release) <= 1e-3 * release)
 
 
+# One way an event can resolve: (is_this_kind, balls, pin, kind, ball, other, cushion). The
+# kind and the indices are Python constants for some kinds and traced arrays for others.
+_Outcome = tuple[jax.Array, "Balls", Optional["PinState"], ArrayLike, ArrayLike, ArrayLike, ArrayLike]
+
+
 def _resolve(b: Balls, pin, index, params, layout: Layout):
     """Apply event ``index`` (into the candidate list) to the bodies, which are already there.
 
@@ -186,7 +195,7 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     """
     n = layout.n
     clip = lambda x, lo, size: jnp.clip(x - lo, 0, max(size - 1, 0))  # noqa: E731
-    outcomes = []  # (is_this_kind, balls, pin, kind, ball, other, cushion)
+    outcomes: list[_Outcome] = []
 
     if layout.pairs:
         p = clip(index, 0, layout.pairs)
@@ -222,8 +231,8 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
     # Ball-cushion. A ball in the air whose centre is above the nose rides over it: off the table
     # (rules H-7.1, C-6.2: it touched the frame). Otherwise the cushion model, across the table.
     c = clip(index, layout.cushion, 4 * n)
-    k, cushion = c // 4, c % 4
-    outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[cushion]
+    k, side = c // 4, c % 4
+    outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[side]
     vk, wk = collide.cushion_resolve(b.v[k], b.w[k], outward, params)
     air = b.motion[k] == Motion.AIRBORNE
     leaves = air & (b.z[k] > params.cushion.height - params.ball.radius)
@@ -234,28 +243,28 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
                  jnp.asarray(Motion.OFF_TABLE, jnp.int8))
     one = Balls(*(jnp.where(leaves, g, h).astype(h.dtype) for g, h in zip(gone._fields(), bounced._fields())))
     is_cushion = (index >= layout.cushion) & (index < layout.fall)
-    kind = jnp.where(leaves, EventKind.OFF_TABLE, EventKind.BALL_CUSHION)
-    outcomes.append((is_cushion, _set_ball(b, k, one), pin, kind, k, -1, cushion))
+    cushion_kind = jnp.where(leaves, EventKind.OFF_TABLE, EventKind.BALL_CUSHION)
+    outcomes.append((is_cushion, _set_ball(b, k, one), pin, cushion_kind, k, -1, side))
 
     # End of a motion state.
     k = clip(index, layout.transition, n)
     old = _ball(b, k)
     new = end_of_state(old, params)
-    kind = jnp.select(
+    end_kind = jnp.select(
         [old.motion == Motion.SLIDING, old.motion == Motion.AIRBORNE,
          (old.motion == Motion.ROLLING) & (new.motion == Motion.SPINNING), old.motion == Motion.ROLLING],
         [EventKind.SLIDING_TO_ROLLING, EventKind.BALL_LANDING, EventKind.ROLLING_TO_SPINNING,
          EventKind.ROLLING_TO_STATIONARY],
         EventKind.SPINNING_TO_STATIONARY,
     )
-    outcomes.append((index >= layout.transition, _set_ball(b, k, new), pin, kind, k, -1, -1))
+    outcomes.append((index >= layout.transition, _set_ball(b, k, new), pin, end_kind, k, -1, -1))
 
     # Select the outcome of the event that happened (the last one is the default).
     _, balls, pin_out, kind, ball, other, cushion = outcomes[-1]
     for is_this, b_o, p_o, kind_o, ball_o, other_o, cushion_o in outcomes[-2::-1]:
         balls = b_o.select(is_this, balls)
         if pin is not None:
-            pin_out = jax.tree_util.tree_map(lambda x, y: jnp.where(is_this, x, y), p_o, pin_out)
+            pin_out = jax.tree_util.tree_map(partial(jnp.where, is_this), p_o, pin_out)
         kind = jnp.where(is_this, kind_o, kind)
         ball = jnp.where(is_this, ball_o, ball)
         other = jnp.where(is_this, other_o, other)
@@ -432,7 +441,8 @@ def _result(log, k, kept: _Kept, cut_off, status, b: Balls, pin, t, params) -> S
     )
 
 
-def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None) -> ShotResult:
+def _simulate(positions: ArrayLike, shot: Shot, cue_ball: ArrayLike, params: Params,
+              pin_position: Optional[ArrayLike] = None) -> ShotResult:
     """One shot: a while loop of ``_next_event`` until every ball is at rest (or, as a safety
     net, ``MAX_EVENTS`` events); a full log is thinned (``physics.thinning``)."""
     b, pin, start_status = _start(positions, shot, cue_ball, params, pin_position)
@@ -458,7 +468,8 @@ def _simulate(positions, shot: Shot, cue_ball, params: Params, pin_position=None
     return _result(log, k, kept, cut_off, _status(kept.lost, cut_off, start_status), b, pin, t, params)
 
 
-def _simulate_pool(positions, shot: Shot, cue_ball, params: Params, pin_position, lanes: int) -> ShotResult:
+def _simulate_pool(positions: jax.Array, shot: Shot, cue_ball: ArrayLike, params: Params,
+                   pin_position: Optional[ArrayLike], lanes: int) -> ShotResult:
     """A batch of shots on a pool of ``lanes`` simulation lanes.
 
     Shots differ a lot in length (a few events to a hundred), and a plain ``vmap`` of the while
@@ -654,7 +665,8 @@ def _check_cue_ball(cue_ball, n: int, batch=None):
             raise ValueError(f"cue_ball must be {allowed}, got {values.tolist()}")
 
 
-def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = None, pin=None) -> ShotResult:
+def simulate(positions: ArrayLike, shot: Shot, cue_ball: int = 0, params: Params | None = None,
+             pin: Optional[ArrayLike] = None) -> ShotResult:
     """Simulate one shot. positions: (n_balls, 2) ball centres (m); the cue ball is struck.
 
     pin: None for the carom games, or where the pin stands, (2,) (the Hungarian game: usually
@@ -673,8 +685,8 @@ def simulate(positions, shot: Shot, cue_ball: int = 0, params: Params | None = N
 
 
 def simulate_batch(
-    positions, shot: Shot, cue_ball=0, params: Params | None = None, pin=None, *,
-    batched_params=False, lanes: int = DEFAULT_LANES,
+    positions: ArrayLike, shot: Shot, cue_ball: ArrayLike = 0, params: Params | None = None,
+    pin: Optional[ArrayLike] = None, *, batched_params: bool = False, lanes: int = DEFAULT_LANES,
 ) -> ShotResult:
     """Simulate a batch of shots in one compiled call.
 

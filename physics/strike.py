@@ -10,8 +10,8 @@ so a centre hit gives the ball 2 M V0 / (M + m) (TP A-30). The ball gets v = J/m
 and w = (J / I) r x d, with r the contact point and d the cue direction (tilted down by theta).
 The vertical part of v drives the ball into the cloth; the slate throws it back up with the
 cloth's restitution e_table, so an elevated cue makes the ball hop (docs/physics.md section 1; a jump
-shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt (TP A-31) turns the ball's
-direction away from the side of the english:
+shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt
+(TP A-31) turns the ball's direction away from the side of the english:
 
     squirt = atan( (5/2) a sqrt(1 - a^2) / (1 + m/m_end + (5/2)(1 - a^2)) ).
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from physics._pytree import pytree_dataclass
 
@@ -47,11 +48,11 @@ class Shot:
     shots with placeholders (``vmap``'s ``in_axes``); the simulation refuses them.
     """
 
-    V0: jax.Array
-    phi: jax.Array
-    theta: jax.Array = 0.0
-    a: jax.Array = 0.0
-    b: jax.Array = 0.0
+    V0: ArrayLike
+    phi: ArrayLike
+    theta: ArrayLike = 0.0
+    a: ArrayLike = 0.0
+    b: ArrayLike = 0.0
 
     def __post_init__(self):
         values = [getattr(self, name) for name in FIELDS]
@@ -119,7 +120,7 @@ def check_limits(shot: "Shot", params) -> None:
     values = [getattr(shot, name) for name in FIELDS]
     limits = (params.cue.max_speed, params.cue.max_offset)
     if all(_kind(x) is not None for x in values + list(limits)):
-        check_shot(*values, max_speed=limits[0], max_offset=limits[1])
+        check_shot(shot.V0, shot.phi, shot.theta, shot.a, shot.b, max_speed=limits[0], max_offset=limits[1])
 
 
 def _slack(*dtypes) -> float:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.codes import Call, PositionCall, Reason
+from rules.outcome import Outcome
 
 # code -> (Hungarian call, English words)
 CALL_WORDS = {
@@ -64,7 +65,7 @@ def _said(hungarian: str, english: str) -> str:
     return hungarian or english
 
 
-def call_words(outcome) -> str:
+def call_words(outcome: Outcome) -> str:
     """The referee's call for one (unbatched) ``Outcome``, in words."""
     points = np.asarray(outcome.points)
     if points.ndim != 1:

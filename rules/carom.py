@@ -77,7 +77,8 @@ def play(rules, state: GameState, shot: ShotResult, params):
     facts = judge.read(rules, params, state.positions, state.cue_ball, shot)
     fields, anchors = geometry.zones(rules, table)
     fz = zone_rules.count_shot(rules, fields, state.field_zone, state.field_count, state.positions, facts.objects, shot)
-    az = zone_rules.count_shot(rules, anchors, state.anchor_zone, state.anchor_count, state.positions, facts.objects, shot)
+    az = zone_rules.count_shot(rules, anchors, state.anchor_zone, state.anchor_count, state.positions, facts.objects,
+                               shot)
     verdict = scoring.carom_verdict(rules, facts, state.first_carom_pending, RED_CAROM, fz, az)
     end = game_end(rules, state, verdict.shot_value)
     next_p = jnp.where(end.turn_passes, 1 - p, p).astype(jnp.int32)
@@ -109,7 +110,8 @@ def play(rules, state: GameState, shot: ShotResult, params):
         pure_caroms=jnp.asarray(0, jnp.int32),
         field_zone=fzone, field_count=fcount, anchor_zone=azone, anchor_count=acount,
         frozen_balls=frozen,
-        frozen_cushions=geometry.frozen_cushions(positions[next_cue], params.cushion_reach, table, rules.frozen_tolerance),
+        frozen_cushions=geometry.frozen_cushions(positions[next_cue], params.cushion_reach, table,
+                                                 rules.frozen_tolerance),
         may_respot=jnp.any(frozen) & choice & ~end.game_over,
         may_choose_side=in_start & ~end.game_over,
         may_choose_breaker=jnp.asarray(False),

@@ -22,9 +22,12 @@ shots, judged by the referee (a frozen ball may be hit first, but not moved at o
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
+from physics.params import Params
 from rules import geometry, respot
 from rules.codes import PinState
+from rules.options import Rules
 from rules.state import GameState, cue_ball_of, replace, select
 
 
@@ -39,7 +42,7 @@ def refresh_frozen(rules, state: GameState, params) -> GameState:
     )
 
 
-def place_cue_ball(rules, state: GameState, fraction, params) -> GameState:
+def place_cue_ball(rules: Rules, state: GameState, fraction: ArrayLike, params: Params) -> GameState:
     """Rule H-6.4: place the red in hand on the cross axis, ``fraction`` (0..1, clipped) of the way
     from the RIGHT (y = 0) to the LEFT cushion, shifted to the nearest legal place."""
     if not rules.is_hungarian:
@@ -60,7 +63,7 @@ def _place_at(rules, state: GameState, wanted_y, params) -> GameState:
     return refresh_frozen(rules, replace(state, positions=placed.astype(state.positions.dtype)), params)
 
 
-def choose_base_spot(rules, state: GameState, spot, params) -> GameState:
+def choose_base_spot(rules: Rules, state: GameState, spot: ArrayLike, params: Params) -> GameState:
     """Rule H-7.3: move the jumped target ball to base spot ``spot`` (0 bottom, 1 top); offered only
     when both were free, and used up by the call. The red in hand stays legal."""
     if not rules.is_hungarian:
@@ -74,7 +77,7 @@ def choose_base_spot(rules, state: GameState, spot, params) -> GameState:
     return select((ball >= 0) & ~state.game_over, chosen, state)
 
 
-def choose_respot(rules, state: GameState, respot_balls, params) -> GameState:
+def choose_respot(rules: Rules, state: GameState, respot_balls: ArrayLike, params: Params) -> GameState:
     """Rules C-12.7 a, C-13.3 a: when the cue ball is frozen, the shooter may have the balls
     re-spotted: one-cushion and balkline all three to the starting position, three-cushion only
     the frozen balls (the cue ball and those touching it) to their spots (C-13.4 b, c).
@@ -94,7 +97,8 @@ def choose_respot(rules, state: GameState, respot_balls, params) -> GameState:
         side = jnp.asarray(False)
     chosen = refresh_frozen(
         rules,
-        replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False), may_choose_side=side),
+        replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False),
+                may_choose_side=side),
         params,
     )
     declined = replace(state, may_respot=jnp.asarray(False))
@@ -102,7 +106,7 @@ def choose_respot(rules, state: GameState, respot_balls, params) -> GameState:
     return select(state.may_respot & ~state.game_over, decision, state)
 
 
-def choose_start_side(rules, state: GameState, side, params) -> GameState:
+def choose_start_side(rules: Rules, state: GameState, side: ArrayLike, params: Params) -> GameState:
     """Rule C-2.1 c: in the starting position, put the shooter's ball on the right (0) or left (1)
     head-string spot."""
     if rules.is_hungarian:
@@ -113,7 +117,7 @@ def choose_start_side(rules, state: GameState, side, params) -> GameState:
     return select(state.may_choose_side & ~state.game_over, chosen, state)
 
 
-def choose_breaker(rules, state: GameState, breaker, params) -> GameState:
+def choose_breaker(rules: Rules, state: GameState, breaker: ArrayLike, params: Params) -> GameState:
     """Rule C-1.2: the lag winner decides who breaks (0 or 1); the balls go to the starting
     position for that player."""
     if rules.is_hungarian:

@@ -67,7 +67,8 @@ def layout_after(rules, params, state: GameState, shot: ShotResult, jumped, fell
         rules, params, state.pin_state, state.pin_position, fell, lying, positions, present
     )
     wanted = table.cross_axis_spots[0, 1]
-    placed = respot.place_on_cross_axis(rules, params, positions, cue, wanted, pin_state == PinState.STANDING, pin_position)
+    placed = respot.place_on_cross_axis(rules, params, positions, cue, wanted, pin_state == PinState.STANDING,
+                                        pin_position)
     positions = jnp.where(in_hand, placed, positions)
     return positions, base_spot_ball, in_hand, pin_state, pin_position
 
@@ -100,7 +101,8 @@ def play(rules, state: GameState, shot: ShotResult, params):
         ball_in_hand=in_hand & ~end.game_over,
         base_spot_ball=jnp.where(end.game_over, -1, base_spot_ball).astype(jnp.int32),
         frozen_balls=frozen,
-        frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, params.table, rules.frozen_tolerance),
+        frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, params.table,
+                                                 rules.frozen_tolerance),
         pin_state=pin_state,
         pin_position=pin_position,
         first_carom_pending=jnp.asarray(False),

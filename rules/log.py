@@ -107,7 +107,7 @@ def positions_during(shot: ShotResult):
     real."""
     rows = [shot.events.positions, shot.final_positions[None]]
     mask = [used(shot), jnp.ones((1,), bool)]
-    if shot.dropped_span is not None:
+    if shot.dropped_span is not None and shot.dropped is not None:  # None (made by hand): nothing dropped
         lo, hi = shot.dropped_span[..., 0, :], shot.dropped_span[..., 1, :]
         corners = [jnp.stack([c[0][:, 0], c[1][:, 1]], axis=-1) for c in ((lo, lo), (lo, hi), (hi, lo), (hi, hi))]
         rows.append(jnp.stack(corners))

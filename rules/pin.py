@@ -31,6 +31,7 @@ def after_shot(rules, params, pin_state, pin_position, fell, lying_position, pos
         jnp.where(jammed, PinState.JAMMED, jnp.where(needs_reset, reset_state, PinState.STANDING)),
     ).astype(jnp.int32)
     new_position = jnp.where(
-        jammed, lying, jnp.where(needs_reset, spot, jnp.where(pin_state == PinState.STANDING, lying_position, pin_position))
+        jammed, lying,
+        jnp.where(needs_reset, spot, jnp.where(pin_state == PinState.STANDING, lying_position, pin_position)),
     )
     return new_state, new_position.astype(pin_position.dtype)

@@ -19,9 +19,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics.events import ShotResult
+from physics.params import Params
 from rules import carom, hungarian, lag, log, repair, void
 from rules.codes import Phase, Reason
-from rules.outcome import quiet_outcome
+from rules.options import Rules
+from rules.outcome import Outcome, quiet_outcome
 from rules.state import GameState, replace, select
 
 
@@ -38,9 +40,10 @@ def _judged(rules, state: GameState, shot: ShotResult, params):
     return new, replace(outcome, respotted=outcome.respotted | moved)
 
 
-def referee(rules, state: GameState, shot: ShotResult, params):
+def referee(rules: Rules, state: GameState, shot: ShotResult, params: Params) -> tuple[GameState, Outcome]:
     """Judge one shot: (next GameState, Outcome). See the module docstring."""
-    result = select(log.status_ok(shot), _judged(rules, state, shot, params), void.void_shot(rules, params, state, shot))
+    result = select(log.status_ok(shot), _judged(rules, state, shot, params),
+                    void.void_shot(rules, params, state, shot))
     finished = (
         state,
         quiet_outcome(

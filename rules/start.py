@@ -1,15 +1,20 @@
 """``init_game``: the first state of a game (rules C-2.1, C-1.1, H-2, H-5.1)."""
 from __future__ import annotations
 
+from typing import Optional
+
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
+from physics.params import Params
 from rules import geometry, respot
 from rules.codes import Phase, PinState
+from rules.options import Rules
 from rules.state import GameState, blank_state, cue_ball_of, replace
 
 
-def init_game(rules, key, params, breaker=None) -> GameState:
+def init_game(rules: Rules, key: jax.Array, params: Params, breaker: Optional[ArrayLike] = None) -> GameState:
     """The starting state. The breaker is drawn from ``key`` (open point O-10; H-5.1 "by lot"),
     unless the rules play a lag (C-1), which then decides it, or ``breaker`` (0 or 1, may be
     traced) names him: the next game of a match is started by the other player (H-5.1).
@@ -66,7 +71,7 @@ LAYOUT_GAP = 0.005  # m
 LAYOUT_TRIES = 32  # candidate layouts drawn; the first legal one is used
 
 
-def game_from_layout(rules, positions, params, player=0) -> GameState:
+def game_from_layout(rules: Rules, positions: ArrayLike, params: Params, player: ArrayLike = 0) -> GameState:
     """A game in play from a layout (3, 2): ``player`` (may be traced) shoots his cue ball (C-3.4,
     H-3.1), nothing scored, his first inning, the first-carom rule of the break (C-2.2) no longer
     applies, no ball in hand, the Hungarian pin standing on the centre spot (H-2.1), the frozen
@@ -94,7 +99,7 @@ def game_from_layout(rules, positions, params, player=0) -> GameState:
     return state
 
 
-def random_layout(rules, key, params, gap=LAYOUT_GAP):
+def random_layout(rules: Rules, key: jax.Array, params: Params, gap: float = LAYOUT_GAP) -> jax.Array:
     """(3, 2): three ball centres uniform inside the cushions, at least ``gap`` from each other,
     from the cushions and (Hungarian) from the pin on the centre spot, so that nothing is frozen.
     Pure; vmap over keys. In the vanishing case that none of the candidates is legal, the

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
 from physics.pytree import pytree_dataclass, replace
 from rules.codes import Phase, PinState
+from rules.options import Rules
 
 N_BALLS = 3
 RED_CAROM = 2  # the red in the carom disciplines (C-3.4)
@@ -130,14 +132,14 @@ def blank_state(positions) -> GameState:
     )
 
 
-def cue_ball_of(rules, player):
+def cue_ball_of(rules: Rules, player: ArrayLike) -> jax.Array:
     """() int32: the cue ball of a player: his own ball (C-3.4), or the red for all (H-3.1)."""
     if rules.is_hungarian:
         return jnp.zeros_like(jnp.asarray(player, jnp.int32)) + RED_HUNGARIAN
     return jnp.asarray(player, jnp.int32)
 
 
-def board_scores_of(rules, state: GameState):
+def board_scores_of(rules: Rules, state: GameState) -> jax.Array:
     """(2,) int32: the points on the board: recorded scores, plus the Hungarian pending run."""
     if not rules.is_hungarian:
         return state.scores

@@ -36,8 +36,8 @@ def _missed(rules, state: GameState):
     zero = jnp.asarray(0, jnp.int32)
     if rules.is_hungarian:
         miss = Verdict(jnp.asarray(Reason.EMPTY, jnp.int32), jnp.asarray(False), jnp.asarray(False), zero, zero)
-        end = hungarian.run_points(rules, state, miss)
-        return end.scores, end.run, ~end.game_over, end.game_over, end.winner, jnp.asarray(False)
+        run_end = hungarian.run_points(rules, state, miss)
+        return run_end.scores, run_end.run, ~run_end.game_over, run_end.game_over, run_end.winner, jnp.asarray(False)
     end = carom.game_end(rules, state, zero)
     return end.scores, zero, end.turn_passes, end.game_over, end.winner, end.draw
 

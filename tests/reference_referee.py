@@ -318,7 +318,6 @@ def void_miss(family, o, s, t):
 
 def carom(discipline, o, s, shot, t):
     _, zone_kind, jumped_kind, frozen_kind = KINDS[discipline]
-    R = t["radius"]
     tol = o["time_tolerance"]
     p = s["current_player"]
     cue = s["cue_ball"]
@@ -617,7 +616,8 @@ def hungarian(o, s, shot, t):
         if jam:
             pin_state, pin_pos = JAMMED, list(where)
         elif down or pin_state == WAITING:
-            taken = any(present[b] and dist(layout[b], spot) < R + o["pin_radius"] + o["frozen_tolerance"] for b in range(3))
+            clear = R + o["pin_radius"] + o["frozen_tolerance"]
+            taken = any(present[b] and dist(layout[b], spot) < clear for b in range(3))
             pin_state, pin_pos = (WAITING if taken else STANDING), list(spot)
         else:
             pin_pos = list(lying)

@@ -140,7 +140,8 @@ def test_missing_or_malformed_files_are_refused(saved, tmp_path):
     cases = {
         "not json": ("{discipline", "malformed learned-agent sidecar"),
         "other json": (json.dumps({"discipline": DISCIPLINE}), "not a learned-agent sidecar"),
-        "no env": (json.dumps({k: v for k, v in json.loads(open(json_path).read()).items() if k != "env"}), "lacks env"),
+        "no env": (json.dumps({k: v for k, v in json.loads(open(json_path).read()).items() if k != "env"}),
+                   "lacks env"),
         "bad algorithm": (open(json_path).read().replace('"ppo"', '"dqn"'), "unknown algorithm 'dqn'"),
     }
     for name, (text, message) in cases.items():

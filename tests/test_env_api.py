@@ -37,8 +37,9 @@ def check_game(states, batch=()):
         done = np.asarray(before.terminated | before.truncated)
         # the base step: a finished state steps to itself, with zero rewards
         if np.any(done):
-            same = jax.tree_util.tree_map(lambda a, b: np.asarray(a == b).reshape(done.shape + (-1,)).all(-1),
-                                          replace(before, rewards=after.rewards), after)
+            same = jax.tree_util.tree_map(
+                lambda a, b, done=done: np.asarray(a == b).reshape(done.shape + (-1,)).all(-1),
+                replace(before, rewards=after.rewards), after)
             assert all(np.all(leaf[done]) for leaf in jax.tree_util.tree_leaves(same))
             assert np.all(np.asarray(after.rewards)[done] == 0)
         # rewards are the referee's points of the step (two players, no built-in opponent)

@@ -11,6 +11,7 @@ import pytest
 import billiards_env
 import physics
 import rules
+from agents.base import index_tree
 from billiards_env import actions, functional, observation
 from billiards_env.params import replace
 from tests.test_rules_support import REFEREE
@@ -42,7 +43,8 @@ def test_tip_square_maps_onto_the_disc(u, v, a, b):
 
 def test_every_action_strikes_inside_the_miscue_disc():
     p = billiards_env.default_params("three_cushion")
-    x = jax.random.uniform(KEY, (4096, 9), minval=-1, maxval=1).at[:4, 3:5].set(jnp.asarray([[1, 1], [-1, 1], [1, -1], [-1, -1.0]]))
+    corners = jnp.asarray([[1, 1], [-1, 1], [1, -1], [-1, -1.0]])
+    x = jax.random.uniform(KEY, (4096, 9), minval=-1, maxval=1).at[:4, 3:5].set(corners)
     shots = jax.vmap(actions.to_shot, in_axes=(0, None))(x, p)
     assert float(jnp.max(jnp.hypot(shots.a, shots.b))) <= 0.5 + 1e-12
 
@@ -180,7 +182,7 @@ def test_rewards_are_the_referees_points_of_an_independent_call(discipline):
         _, stepped = run.step(states, acts, jax.random.PRNGKey(6), p)
         rewards = np.asarray(stepped.rewards)
         for i in range(3):
-            turn = begin(jax.tree_util.tree_map(lambda x: x[i], states), acts[i], KEY, p)  # choices + strike
+            turn = begin(index_tree(states, i), acts[i], KEY, p)  # choices + strike
             game = turn.game
             pin = np.asarray(game.pin_position) if discipline == "hungarian_1000" else None
             result = physics.simulate(np.asarray(game.positions), turn.shot, int(game.cue_ball), p.physics, pin=pin)

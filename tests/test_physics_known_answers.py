@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import physics
-from physics import EventKind, Shot
+from physics import Shot
 from physics.collide import cushion_han2005
 from tests.conftest import far_ball
 

@@ -227,7 +227,6 @@ def _pin_path_cases(rng, n, reach):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_may_reach_pin_never_rules_out_a_contact_the_quartic_finds(dtype):
-    import jax.numpy as jnp
 
     from physics import detect, roots
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import rules
+from agents.base import index_tree
 from rules import Reason
 from tests.shot_logs import build_shot, script, stack
 from tests.test_rules_support import BATCH_REFEREE, INIT, REFEREE, judge, make, state_with
@@ -89,7 +90,7 @@ def test_init_and_referee_jit_and_vmap():
     singles = []
     shots = []
     for k in range(8):
-        s = jax.tree_util.tree_map(lambda x: x[k], states)
+        s = index_tree(states, k)
         cue = int(s.cue_ball)
         steps = ("cushion",) * (k % 4) + ("ball 2", f"ball {1 - cue}")
         shot = build_shot(script(cue, *steps), np.asarray(s.positions))

@@ -256,7 +256,8 @@ def test_O_7_both_balls_at_once_need_the_cushions_before_the_earlier_touch():
 
     def shot(yellow_after_red):
         return [event(EventKind.CUE_STRIKE, 0.0, 0), event(EventKind.BALL_CUSHION, 0.2, 0, cushion=2),
-                event(EventKind.BALL_CUSHION, 0.4, 0, cushion=1), event(EventKind.BALL_CUSHION, 1.0 - 0.5 * tol, 0, cushion=3),
+                event(EventKind.BALL_CUSHION, 0.4, 0, cushion=1),
+                event(EventKind.BALL_CUSHION, 1.0 - 0.5 * tol, 0, cushion=3),
                 event(EventKind.BALL_BALL, 1.0, 0, 2), event(EventKind.BALL_BALL, 1.0 + yellow_after_red, 0, 1)]
 
     # red and yellow within the tolerance: one moment, which the third cushion is not clearly before
@@ -340,7 +341,7 @@ def test_C_13_3_b_playing_the_free_ball_from_a_frozen_position():
 
 def test_C_13_4_a_one_cushion_jumped_ball_all_three_to_the_starting_position():
     state, out = play("one_cushion", steps=("cushion", "ball 2", "off 2"), final=FREE)
-    sp = spots(p := make("one_cushion")[1])
+    sp = spots(make("one_cushion")[1])
     # the turn passed to player 1: his ball takes the breaker's place
     assert int(state.current_player) == 1
     assert np.allclose(state.positions[1], sp["head"][0]) and np.allclose(state.positions[0], sp["head"][1])
@@ -410,9 +411,11 @@ def test_C_13_4_a_ball_that_jumps_and_hits_another_only_the_jumped_ball_is_respo
 # ---- C-14 referee ---------------------------------------------------------------------------
 
 def test_C_14_1_countdown_of_the_last_points():
-    state, out = play("three_cushion", steps=("cushion", "cushion", "cushion", "ball 2", "ball 1"), scores=[36, 0], breaker=1)
+    state, out = play("three_cushion", steps=("cushion", "cushion", "cushion", "ball 2", "ball 1"), scores=[36, 0],
+                      breaker=1)
     assert int(out.countdown) == 3 and "utolsó 3" in rules.call_words(out)
-    state, out = play("three_cushion", steps=("cushion", "cushion", "cushion", "ball 2", "ball 1"), scores=[35, 0], breaker=1)
+    state, out = play("three_cushion", steps=("cushion", "cushion", "cushion", "ball 2", "ball 1"), scores=[35, 0],
+                      breaker=1)
     assert int(out.countdown) == 0
     state, out = play("one_cushion", steps=("cushion", "ball 2", "ball 1"), scores=[94, 0], breaker=1)
     assert int(out.countdown) == 5
@@ -429,7 +432,8 @@ def lag_shot(r, p, s, extra=(), x=(0.3, 0.5), white=("top",), yellow=("top",)):
     events = [event(EventKind.CUE_STRIKE, 0.0, 0), event(EventKind.CUE_STRIKE, 0.0, 1)]
     for ball, cushions in ((0, white), (1, yellow)):
         for k, c in enumerate(cushions):
-            events.append(event(EventKind.BALL_CUSHION, 1.0 + k, ball, cushion={"top": 1, "bottom": 0, "right": 2, "left": 3}[c]))
+            cushion = {"top": 1, "bottom": 0, "right": 2, "left": 3}[c]
+            events.append(event(EventKind.BALL_CUSHION, 1.0 + k, ball, cushion=cushion))
     events += list(extra)
     final = np.array([[x[0], 0.5], [x[1], 0.9], np.asarray(p.table.top_spot)])
     return judge(r, p, s, events, final=final)

@@ -151,7 +151,8 @@ def _events(rng, cue, start, t, hungarian, tol):
         elif u < 0.66:
             out.append(event(EventKind.BALL_BALL, time, objects[0], objects[1], positions=pos))
         elif u < 0.72:
-            out.append(event(EventKind.BALL_CUSHION, time, objects[rng.integers(2)], cushion=int(rng.integers(4)), positions=pos))
+            out.append(event(EventKind.BALL_CUSHION, time, objects[rng.integers(2)], cushion=int(rng.integers(4)),
+                             positions=pos))
         elif u < 0.84:
             if not hungarian:
                 out.append(event(_NOISE_KINDS[rng.integers(3)], time, int(rng.integers(3)), positions=pos))
@@ -159,7 +160,8 @@ def _events(rng, cue, start, t, hungarian, tol):
             ball = cue if rng.uniform() < 0.4 else objects[rng.integers(2)]
             out.append(event(EventKind.BALL_PIN, time, ball, positions=pos))
             if rng.uniform() < 0.6 and pins < 2:
-                out.append(event(EventKind.PIN_DOWN, time, ball if rng.uniform() < 0.85 else int(rng.integers(-1, 3)), positions=pos))
+                toppler = ball if rng.uniform() < 0.85 else int(rng.integers(-1, 3))
+                out.append(event(EventKind.PIN_DOWN, time, toppler, positions=pos))
                 pins += 1
         elif u < 0.86:
             out.append(event(EventKind.OFF_TABLE, time, int(rng.integers(3)), positions=pos))
@@ -190,7 +192,7 @@ def _lag_events(rng, start, t):
 
 
 def _final(rng, start, t, events):
-    L, W, R, reach = t["length"], t["width"], t["radius"], t["reach"]
+    L, W, reach = t["length"], t["width"], t["reach"]
     fin = np.array(start, float)
     for b in range(3):
         u = rng.uniform()
@@ -201,7 +203,8 @@ def _final(rng, start, t, events):
     fin = np.clip(fin, reach, [L - reach, W - reach])
     if rng.uniform() < 0.2:  # a ball resting on a spot the referee uses
         spots = [ref.top_spot(t), ref.centre(t), ref.head_string(t)[1]] + ref.base_spots(t)
-        fin[rng.integers(3)] = np.asarray(spots[rng.integers(len(spots))]) + rng.normal(0, 0.03, 2) * (rng.uniform() < 0.5)
+        spot = np.asarray(spots[rng.integers(len(spots))])
+        fin[rng.integers(3)] = spot + rng.normal(0, 0.03, 2) * (rng.uniform() < 0.5)
     return fin
 
 
@@ -223,7 +226,7 @@ def _state(rng, discipline, rules_, params, o, t, start):
     run = int(rng.integers(0, 300 if hungarian else 12))
     if hungarian and scores[p] + run >= distance:
         run = max(0, distance - 1 - scores[p])
-    R, reach = t["radius"], t["reach"]
+    R = t["radius"]
     pin_state = int(rng.choice([1, 1, 1, 1, 2, 3])) if hungarian else 0
     centre = np.asarray(ref.centre(t))
     pin_position = centre + (rng.normal(0, 0.03, 2) if rng.uniform() < 0.3 else 0.0)
@@ -388,7 +391,8 @@ def test_differential_against_reference(discipline):
     rules_, params = make(discipline, **options)
     cases = generate(discipline, rules_, params, N_CASES, SEED + rules.DISCIPLINES.index(discipline))
     template = rules.init_game(rules_, jax.random.PRNGKey(0), params)
-    states, outcomes = BATCH_REFEREE(_batch_rules(rules_, cases), _batch_states(template, cases, params), _batch_shots(cases), params)
+    states, outcomes = BATCH_REFEREE(_batch_rules(rules_, cases), _batch_states(template, cases, params),
+                                     _batch_shots(cases), params)
     t = table_dict(params)
     expected = [ref.referee(discipline, c.options, c.state, _reference_shot(c), t) for c in cases]
     mismatches = []

@@ -235,7 +235,8 @@ def test_C_12_8_jumped_balls_all_three_to_the_starting_position():
     state, out = judge(r, p, s, ["ball 2", "off 0"])
     t = p.table
     assert int(state.current_player) == 0
-    assert np.allclose(state.positions[0], t.head_string_spots[0]) and np.allclose(state.positions[1], t.head_string_spots[1])
+    assert np.allclose(state.positions[0], t.head_string_spots[0])
+    assert np.allclose(state.positions[1], t.head_string_spots[1])
 
 
 @pytest.mark.parametrize("x, limited", [(0.47, True), (0.4704, True), (0.472, False)])

@@ -161,7 +161,8 @@ def frozen_red(gap=5e-5):
 def test_H_4_6_a_frozen_cue_ball_may_only_be_shot_away():
     r, p = game()
     s = state_with(r, p, positions=frozen_red(), current_player=0, ball_in_hand=False)
-    into = [event(EventKind.CUE_STRIKE, 0.0, 0), event(EventKind.BALL_BALL, 2e-4, 0, 1), event(EventKind.BALL_BALL, 0.5, 0, 2)]
+    into = [event(EventKind.CUE_STRIKE, 0.0, 0), event(EventKind.BALL_BALL, 2e-4, 0, 1),
+            event(EventKind.BALL_BALL, 0.5, 0, 2)]
     state, out = judge(r, p, s, into)
     assert int(out.reason) == Reason.FROZEN_BALL_MOVED
     away = script(0, "cushion", "ball 1", "ball 2", dt=0.3)
@@ -293,6 +294,7 @@ def test_H_6_4_ball_in_hand_on_the_cross_axis_not_touching_pin_or_ball():
     r, p = game()
     s = state_with(r, p, positions=HUN, current_player=0, ball_in_hand=True)
     t = p.table
+    assert np.allclose(t.centre, [1.05, 0.525])  # the middle of the cross axis the figures below use
     clear_pin = R + PIN_R + 1e-4
     placed = rules.place_cue_ball(r, s, 0.5, p)  # the middle is the pin's spot: moved off it
     assert np.isclose(placed.positions[0, 0], 1.05)

@@ -10,6 +10,7 @@ import pytest
 
 import physics
 import rules
+from agents.base import index_tree
 from tests import reference_referee as ref
 from tests.test_rules_support import REFEREE, make, options_dict, shot_dict, table_dict, to_python
 
@@ -34,7 +35,7 @@ def simulated():
 def test_real_logs_keep_the_contract(simulated):
     r, p, state, results = simulated
     for k in range(N_SHOTS):
-        shot = jax.tree_util.tree_map(lambda x: x[k], results)
+        shot = index_tree(results, k)
         n = int(shot.num_events)
         times = np.asarray(shot.events.time[:n])
         assert np.all(np.diff(times) >= 0)
@@ -50,7 +51,7 @@ def test_real_logs_both_referees_agree(simulated):
     before = to_python(state)
     reasons = set()
     for k in range(N_SHOTS):
-        shot = jax.tree_util.tree_map(lambda x: x[k], results)
+        shot = index_tree(results, k)
         new_state, outcome = REFEREE(r, state, shot, p)
         ref_state, ref_outcome = ref.referee("three_cushion", options, before, shot_dict(shot), table)
         got_state, got_outcome = to_python(new_state), to_python(outcome)

@@ -51,7 +51,8 @@ def state_with(rules_, params, **fields):
         state = rules.state.replace(
             state,
             frozen_balls=rules.geometry.frozen_balls(state.positions, cue, params.ball.radius, tol),
-            frozen_cushions=rules.geometry.frozen_cushions(state.positions[cue], params.cushion_reach, params.table, tol),
+            frozen_cushions=rules.geometry.frozen_cushions(state.positions[cue], params.cushion_reach, params.table,
+                                                           tol),
         )
     return state
 
