@@ -7,6 +7,7 @@ skips most of the compile time. It is off by default: with the CPU jaxlib in use
 reading a cached executable has crashed the process (a segmentation fault in serialisation) in
 some runs, and a test run must not die for a speed-up.
 """
+import gc
 import os
 
 import jax
@@ -26,6 +27,39 @@ def _use_compilation_cache():
 
 
 _use_compilation_cache()
+
+
+def _mapped_regions() -> int:
+    """Memory mappings of this process (0 where /proc is not there)."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+
+def _map_budget() -> int:
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return int(f.read()) // 2
+    except (OSError, ValueError):
+        return 32_000
+
+
+MAP_BUDGET = _map_budget()
+
+
+@pytest.fixture(autouse=True)
+def _release_compiled_code():
+    """Drop JAX's compiled programs once they hold half of the process's allowed memory mappings.
+
+    On the CPU each compiled simulation maps about a thousand small code regions, and the kernel
+    allows a process 65,530 by default: a whole suite in one process would pass that and crash
+    inside the compiler. Clearing the caches unmaps them; later tests recompile what they need."""
+    yield
+    if _mapped_regions() > MAP_BUDGET:
+        jax.clear_caches()
+        gc.collect()
 
 
 @pytest.fixture(scope="session")
