@@ -33,11 +33,9 @@ from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
 from physics.pytree import pytree_dataclass, replace
-from rules import Call, PinState, Reason
+from rules import Call, Reason
 from rules.outcome import quiet_outcome
 
-# Where the pin is put for the physics while it does not stand (H-8.5, H-8.6): out of every ball's reach.
-PIN_AWAY = (-1.0, -1.0)
 DEFAULT_LANES = 128
 
 
@@ -147,10 +145,7 @@ def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
 def pin_for_physics(game, pin: bool):
     """(2,) or None: the pin is in play only while it stands (H-8.4 to H-8.6); otherwise it is put
     out of every ball's reach. pin: the discipline has a pin."""
-    if not pin:
-        return None
-    away = jnp.asarray(PIN_AWAY, game.pin_position.dtype)
-    return jnp.where(game.pin_state == PinState.STANDING, game.pin_position, away)
+    return rules_lib.pin.in_play(game) if pin else None
 
 
 def judge(cfg: Config, turn: Turn, result, key, params: EnvParams) -> dict:

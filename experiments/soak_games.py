@@ -29,7 +29,6 @@ import billiards_env
 import rules
 from billiards_env.actions import N_ACTIONS
 from billiards_env.runner import Runner
-from physics.simulate import layout_is_valid
 
 STUCK_AFTER = 5  # unchanged shots in a row that make a game stuck (a void streak is resolved at 3)
 DEFAULT_MAX_SHOTS = 200
@@ -53,12 +52,6 @@ def check_arguments(discipline, games, dtype, seed, max_shots, distance, batch=D
         raise ValueError(f"distance must be None or an integer >= 1, got {distance!r}")
 
 
-def _pin_for_check(game):
-    """(2,): the standing pin's place, else far off the table (it is not in play)."""
-    far = jnp.full((2,), -1.0e3, game.pin_position.dtype)
-    return jnp.where(game.pin_state == rules.PinState.STANDING, game.pin_position, far)
-
-
 def _key_fields(game):
     """What must change when a shot is played: layout, scores, run, shooter, pin."""
     return (game.positions, game.scores, game.run, game.current_player, game.pin_state, game.pin_position)
@@ -68,7 +61,7 @@ def shot_checks(before, after, observation, params):
     """For one game: (() bool unchanged, () bool layout refused, () bool NaN) of the state
     ``after`` a shot played from ``before`` (``rules.GameState``s); vmap over a batch."""
     same = jnp.all(jnp.stack([jnp.all(a == b) for a, b in zip(_key_fields(before), _key_fields(after))]))
-    refused = ~layout_is_valid(after.positions, params.physics, _pin_for_check(after))
+    refused = ~rules.repair.layout_ok(params.physics, after)
     finite = jnp.all(jnp.isfinite(after.positions)) & jnp.all(jnp.isfinite(after.pin_position))
     return same, refused & ~after.game_over, ~(finite & jnp.all(jnp.isfinite(observation)))
 

@@ -5,6 +5,17 @@ import jax.numpy as jnp
 
 from rules.codes import PinState
 
+# Where the physics is told the pin is while it does not stand (H-8.4 to H-8.6): out of every
+# ball's reach, so that no contact with it can be found.
+AWAY = (-1.0, -1.0)
+
+
+def in_play(state):
+    """(2,): where the physics sees the pin of a ``GameState``: its place while it stands, else
+    ``AWAY``."""
+    away = jnp.asarray(AWAY, state.pin_position.dtype)
+    return jnp.where(state.pin_state == PinState.STANDING, state.pin_position, away)
+
 
 def after_shot(rules, params, pin_state, pin_position, fell, lying_position, positions, present):
     """The pin's state and position before the next shot: (() int32, (2,) float).

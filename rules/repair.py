@@ -27,7 +27,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics.simulate import layout_is_valid
-from rules import choices, log, respot
+from rules import choices, log, pin, respot
 from rules.codes import Phase, PinState
 from rules.state import GameState, replace, select
 
@@ -130,15 +130,9 @@ def part(rules, params, positions, pin_position, pin_standing):
     return positions.astype(dtype)
 
 
-def _pin_for_check(state: GameState):
-    """(2,): where the layout check sees the pin: its place while it stands, else far away."""
-    far = jnp.full((2,), -1.0e3, state.pin_position.dtype)
-    return jnp.where(state.pin_state == PinState.STANDING, state.pin_position, far)
-
-
 def layout_ok(params, state: GameState):
     """() bool: the state's layout is one the physics plays from (``physics.simulate.layout_is_valid``)."""
-    return layout_is_valid(state.positions, params, _pin_for_check(state))
+    return layout_is_valid(state.positions, params, pin.in_play(state))
 
 
 def starting_layout(rules, params, state: GameState):
