@@ -196,6 +196,16 @@ def run_games(disciplines, games: int, dtype: str, seed: int):
     return {d: soak_games.run(d, games, dtype, seed) for d in disciplines}
 
 
+def write_results(out: str, seed: int, dtype: str, rows: list, games) -> None:
+    """soak.csv (one row per family done so far) and soak.json (with the games, when played)."""
+    with open(os.path.join(out, "soak.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["family", "shots", "failures", *CHECKS, "shots_per_s"])
+        w.writeheader()
+        w.writerows({k: r[k] for k in w.fieldnames} for r in rows)
+    with open(os.path.join(out, "soak.json"), "w") as f:
+        json.dump(dict(seed=seed, dtype=dtype, families=rows, games=games), f, indent=1)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shots", type=int, default=1024, help="shots per family")
@@ -215,10 +225,12 @@ def main(argv=None) -> int:
     if unknown:
         raise ValueError(f"unknown disciplines {unknown}; valid: {', '.join(rules.DISCIPLINES)}")
     rows = []
+    os.makedirs(args.out, exist_ok=True)
     if args.shots:
         with tqdm(total=args.shots * len(args.families), desc="soak", unit="shot") as bar:
             for family in args.families:
                 rows.append(soak_family(family, args.shots, args.seed, min(args.batch, args.shots), args.dtype, bar))
+                write_results(args.out, args.seed, args.dtype, rows, None)  # a long run cut short still counts
     print(f"{'family':<10}{'shots':>9}{'fail':>7}" + "".join(f"{c:>14}" for c in CHECKS) + f"{'shots/s':>10}")
     for r in rows:
         print(f"{r['family']:<10}{r['shots']:>9}{r['failures']:>7}" + "".join(f"{r[c]:>14}" for c in CHECKS)
@@ -229,13 +241,7 @@ def main(argv=None) -> int:
     if games is not None:
         for d, counts in games.items():
             print(f"games {d}: {counts}")
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "soak.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["family", "shots", "failures", *CHECKS, "shots_per_s"])
-        w.writeheader()
-        w.writerows({k: r[k] for k in w.fieldnames} for r in rows)
-    with open(os.path.join(args.out, "soak.json"), "w") as f:
-        json.dump(dict(seed=args.seed, dtype=args.dtype, families=rows, games=games), f, indent=1)
+    write_results(args.out, args.seed, args.dtype, rows, games)
     total, failures = sum(r["shots"] for r in rows), sum(r["failures"] for r in rows)
     stuck = sum(c["stuck"] for c in (games or {}).values())
     played = sum(c["games"] for c in (games or {}).values())
