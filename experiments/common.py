@@ -65,7 +65,8 @@ def mean_ci(x, z: float = 1.96):
 
 def ratio_ci(numerators, denominators, z: float = 1.96):
     """(ratio, low, high): sum(numerators) / sum(denominators), with a 95 % interval by the delta
-    method over the pairs (the general average: points over innings, game by game)."""
+    method over the pairs (the general average: points over innings, game by game); the low end
+    is kept at 0 when no numerator is negative."""
     x = np.asarray(numerators, float)
     y = np.asarray(denominators, float)
     if x.size == 0 or y.sum() <= 0:
@@ -75,7 +76,36 @@ def ratio_ci(numerators, denominators, z: float = 1.96):
         return r, float("nan"), float("nan")
     resid = x - r * y
     half = z * math.sqrt(float(np.sum(resid ** 2)) / (x.size - 1) / x.size) / float(y.mean())
-    return r, r - half, r + half
+    floor = 0.0 if np.all(x >= 0) else -math.inf  # points over innings cannot be negative
+    return r, max(floor, r - half), r + half
+
+
+def bounded_mean_ci(x, floor: float = -math.inf, unit: float = 1.0, z: float = 1.96, resamples: int = 4000,
+                    seed: int = 0):
+    """(mean, low, high): the mean and a 95 % interval that stays inside the possible range, for a
+    quantity that cannot fall below ``floor`` and comes in steps of ``unit`` (points per inning:
+    floor 0, one point; shots per inning: floor 1, one shot).
+
+    A percentile bootstrap of the mean (``resamples`` draws, seeded: the same data give the same
+    interval), cut at ``floor``. When every value is the same the bootstrap has no spread, yet the
+    mean is not known exactly: then the interval reaches one ``unit`` times the Wilson upper bound
+    of 0 of n (the share of values that could differ by a unit and not be seen) on either side, cut
+    at ``floor``; 0 scoring innings of 40 give [0, 0.088] points per inning. NaN bounds for fewer
+    than two values (all NaN for none), as ``mean_ci``."""
+    x = np.asarray(x, float)
+    if x.size == 0:
+        return (float("nan"),) * 3
+    m = float(x.mean())
+    if x.size < 2:
+        return m, float("nan"), float("nan")
+    if np.all(x == x[0]):
+        half = unit * wilson(0, x.size, z)[1]
+        return m, max(floor, m - half), m + half
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, x.size, (resamples, x.size))].mean(axis=1)
+    tail = 100.0 * (1.0 - math.erf(z / math.sqrt(2.0))) / 2.0  # 2.5 % for z = 1.96
+    low, high = np.percentile(means, [tail, 100.0 - tail])
+    return m, max(floor, float(low)), float(high)
 
 
 # --- agents ------------------------------------------------------------------------------------

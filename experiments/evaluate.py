@@ -18,8 +18,9 @@ standard noise (``agents.ExecutionNoise``: 0 plays the planned shot exactly) and
 referee. Per agent:
 
 * points per inning: the shooter's points on the board over the inning (the game's own average:
-  caroms, or Hungarian points, where a foul can take the run away, H-9.9), mean and 95 % interval;
-  also the net points (minus what fouls hand the opponent);
+  caroms, or Hungarian points, where a foul can take the run away, H-9.9), mean and 95 % interval
+  (a bootstrap kept inside the possible range, ``experiments.common.bounded_mean_ci``: never below
+  0, and not [0, 0] when no inning scored); also the net points (minus what fouls hand the opponent);
 * success rate per shot: the shot scored (``Outcome.shot_value > 0``: a carom, or any Hungarian
   points), with its 95 % Wilson interval; foul rate per shot, likewise;
 * shots per inning; seconds per decision (wall time of the planning calls per state planned,
@@ -61,8 +62,8 @@ from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
 from experiments.common import (
-    SPEC_HELP, AgentSpecError, agent_budget, check_discipline, machine_info, make_agent, mean_ci, parse_agent_spec,
-    ratio_ci, setup, wilson, write_csv,
+    SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
+    parse_agent_spec, ratio_ci, setup, wilson, write_csv,
 )
 
 BATCH = 128  # rows per execute call (padded): one compiled simulation and referee
@@ -308,11 +309,18 @@ def shot_stats(shot_rows) -> dict:
                 fouls=f, foul_rate=fr["value"], foul_low=fr["low"], foul_high=fr["high"], invalid_shots=invalid)
 
 
+def player_unit(inning_rows) -> float:
+    """The smallest step of the innings' points (1 in the carom games, 10 in the Hungarian game):
+    the unit of ``bounded_mean_ci``; 1 when no inning scored."""
+    steps = [abs(r["points"]) for r in inning_rows if r["points"]]
+    return float(np.gcd.reduce(np.asarray(steps, int))) if steps else 1.0
+
+
 def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0, 0), **context) -> dict:
     """One agent's summary row over its innings."""
-    pts = mean_ci([r["points"] for r in inning_rows])
-    net = mean_ci([r["net_points"] for r in inning_rows])
-    spi = mean_ci([r["shots"] for r in inning_rows])
+    pts = bounded_mean_ci([r["points"] for r in inning_rows], floor=0.0, unit=player_unit(inning_rows))
+    net = bounded_mean_ci([r["net_points"] for r in inning_rows], unit=player_unit(inning_rows))
+    spi = bounded_mean_ci([r["shots"] for r in inning_rows], floor=1.0)
     row = dict(agent=player.label, **context, innings=len(inning_rows),
                points_per_inning=pts[0], points_low=pts[1], points_high=pts[2],
                net_points_per_inning=net[0], net_low=net[1], net_high=net[2],
@@ -406,7 +414,7 @@ def game_summary(players, game_rows, inning_rows, shot_rows, since=None, **conte
     the games the breaker won."""
     out = []
     finished = [g for g in game_rows if g["finished"]]
-    length = mean_ci([g["length_innings"] for g in finished])
+    length = bounded_mean_ci([g["length_innings"] for g in finished], floor=1.0)
     breaker_wins = sum(g["winner"] == g["breaker"] for g in finished)
     for j, player in enumerate(players):
         label = player.label
@@ -414,7 +422,8 @@ def game_summary(players, game_rows, inning_rows, shot_rows, since=None, **conte
         wins = breaker_wins if len(players) == 1 else sum(g["winner_agent"] == label for g in game_rows)
         win = rate(wins, len(finished))
         avg = ratio_ci([g[f"score{p}"] for g, p in seats], [g[f"innings{p}"] for g, p in seats])
-        pts = mean_ci([r["points"] for r in inning_rows if r["agent"] == label])
+        mine = [r for r in inning_rows if r["agent"] == label]
+        pts = bounded_mean_ci([r["points"] for r in mine], floor=0.0, unit=player_unit(mine))
         row = dict(agent=label, **context, games=len(game_rows), finished=len(finished),
                    unfinished=len(game_rows) - len(finished), draws=sum(g["draw"] for g in game_rows),
                    wins=wins, win_rate=win["value"], win_low=win["low"], win_high=win["high"],

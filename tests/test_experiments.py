@@ -17,7 +17,7 @@ import pytest
 from agents import GeometricAgent, RandomAgent, SearchAgent
 from experiments import evaluate, gallery, rule_variants
 from experiments.common import (
-    AgentSpecError, make_agent, mean_ci, parse_agent_spec, parse_config, ratio_ci, wilson,
+    AgentSpecError, bounded_mean_ci, make_agent, mean_ci, parse_agent_spec, parse_config, ratio_ci, wilson,
 )
 
 BATCH = 8
@@ -59,6 +59,40 @@ def test_mean_and_ratio_intervals():
     assert r == 2.0 and math.isclose(low, 2.0) and math.isclose(high, 2.0)
     r, low, high = ratio_ci([1, 5, 3], [2, 2, 2])
     assert math.isclose(r, 1.5) and low < r < high
+
+
+def test_bounded_intervals_stay_in_the_possible_range_at_0_of_n_and_n_of_n():
+    """Points per inning cannot be negative: 0 scoring innings of 40 is not [0, 0] but reaches the
+    Wilson bound of a scoring inning (one point each), and skewed data do not cross 0."""
+    m, low, high = bounded_mean_ci([0] * 40, floor=0.0, unit=1.0)
+    assert m == 0.0 and low == 0.0 and math.isclose(high, wilson(0, 40)[1]) and 0.08 < high < 0.09
+    m, low, high = bounded_mean_ci([10] * 40, floor=0.0, unit=10.0)  # N of N, Hungarian units
+    assert m == 10.0 and math.isclose(m - low, high - m) and math.isclose(high - m, 10 * wilson(0, 40)[1])
+    skewed = [0] * 38 + [1, 9]  # the normal approximation's low end is below 0 here
+    assert mean_ci(skewed)[1] < 0.0
+    m, low, high = bounded_mean_ci(skewed, floor=0.0)
+    assert low >= 0.0 and low < m < high
+    assert bounded_mean_ci(skewed, floor=0.0) == (m, low, high)  # seeded: the same interval again
+    m, low, high = bounded_mean_ci([1, 1, 1, 2], floor=1.0)  # shots per inning: at least one
+    assert low >= 1.0 and high <= 2.0
+    r, low, high = ratio_ci([0, 0, 9], [3, 3, 3])  # the general average: not below 0 either
+    assert low == 0.0 and high > r
+
+
+def test_evaluate_reports_intervals_inside_the_range_for_0_of_n_innings():
+    from experiments.evaluate import Player, inning_summary
+    from agents import RandomAgent
+
+    rows = [dict(points=0, net_points=0, shots=1, capped=False) for _ in range(40)]
+    shots = [dict(success=False, foul=False, reason="empty") for _ in range(40)]
+    row = inning_summary(Player("random", RandomAgent(), 8), rows, shots)
+    assert row["points_low"] == 0.0 and 0.0 < row["points_high"] <= row["success_high"]
+    assert row["shots_low"] == 1.0 and row["success_low"] == 0.0
+    rows = [dict(points=2, net_points=2, shots=3, capped=False) for _ in range(40)]  # N of N
+    shots = [dict(success=True, foul=False, reason="scored") for _ in range(80)] + [
+        dict(success=False, foul=False, reason="empty") for _ in range(40)]
+    row = inning_summary(Player("random", RandomAgent(), 8), rows, shots)
+    assert 0.0 < row["points_low"] < 2.0 < row["points_high"] and row["shots_low"] >= 1.0
 
 
 # --- agent specs -------------------------------------------------------------------------------
