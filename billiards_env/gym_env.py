@@ -35,10 +35,10 @@ def host(tree):
     return jax.tree_util.tree_map(np.asarray, jax.device_get(tree))
 
 
-def outcome_info(outcome) -> dict:
-    """The referee's verdict on one shot, in Python values and words."""
+def outcome_info(outcome, discipline: str) -> dict:
+    """The referee's verdict on one shot of ``discipline``, in Python values and words."""
     return {
-        "call": rules.call_words(outcome),
+        "call": rules.call_words(outcome, discipline),
         "points": [int(v) for v in np.asarray(outcome.points)],
         "foul": bool(outcome.foul),
         "reason": rules.Reason(int(outcome.reason)).name.lower(),
@@ -142,7 +142,7 @@ class BilliardsEnv(gym.Env):
         self._state, self._result = self._runner.step(self._state, action, k, self.params)
         state, result = host((self._state, self._result))
         reward = float(state.rewards[acting])
-        info = dict(outcome_info(state.outcome))
+        info = dict(outcome_info(state.outcome, self.discipline))
         info.update(
             events=physics.event_list(result),
             shot=actions.describe(state.shot),

@@ -107,7 +107,8 @@ class BilliardsAECEnv(AECEnv):
             self.rewards[a] = float(state.rewards[i])
             self.terminations[a] = bool(state.terminated)
             self.truncations[a] = bool(state.truncated)
-        info = dict(outcome_info(state.outcome), shooter=agent, scores=state.game.scores.tolist())
+        info = dict(outcome_info(state.outcome, self.functional.discipline), shooter=agent,
+                    scores=state.game.scores.tolist())
         info[REPAIRS_KEY] = int(state.game.repairs)
         self.infos = {a: dict(info) for a in self.agents}
         self.agent_selection = AGENTS[int(state.current_player)]

@@ -137,7 +137,7 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
                 reason=rules_lib.Reason(int(outcome.reason)).name.lower(),
                 cushions_before_carom=int(outcome.cushions), cushions=sum(c.startswith("cushion") for c in seq),
                 cue_path_m=float(lengths[cue]),
-                events=int(result.num_events), call=rules_lib.call_words(outcome),
+                events=int(result.num_events), call=rules_lib.call_words(outcome, discipline),
                 **{f: float(planned[i, k]) for k, f in enumerate(ev.SHOT_FIELDS)},
             ))
             shots.append((result, state, outcome, paths, seq))

@@ -13,7 +13,7 @@ API::
     rules.game_from_layout(rules, positions, params, player=0) -> GameState  # a game in play
     rules.random_layout(rules, key, params) -> (3, 2)   # a random legal layout, nothing frozen
     rules.referee(rules, state, shot, params) -> (GameState, Outcome)
-    rules.call_words(outcome) -> str                    # Python side: the call in words
+    rules.call_words(outcome, discipline) -> str        # Python side: the call in words
 
     # the next shooter's choices, written into the state before the shot (no-ops when not offered)
     rules.place_cue_ball(rules, state, fraction, params)     # H-6.4, red in hand on the cross axis

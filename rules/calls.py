@@ -1,12 +1,15 @@
 """The referee's calls in words (Python side): a table from codes to words, and ``call_words``.
 
-Hungarian words are the calls the source documents put in the referee's mouth; where they give
-none, only English is given. Nothing here runs inside ``jit``.
+Each family speaks its own language: the carom games (the world federation's rules) are called in
+English, the balkline positions in the international French terms (entré, dedans, à cheval); the
+Hungarian game in Hungarian, the calls the source documents put in the referee's mouth, with the
+English beside them (only English where they give none). Nothing here runs inside ``jit``.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from rules import disciplines
 from rules.codes import Call, PositionCall, Reason
 from rules.outcome import Outcome
 
@@ -59,17 +62,32 @@ FROZEN = ("ragad", "the balls are frozen")  # C-14.1; original III 4.4 a
 LAST_POINTS = ("utolsó {n} következik", "last {n} to come")  # C-14.1; original III 4.11
 
 
-def _said(hungarian: str, english: str) -> str:
-    if hungarian and english:
-        return f"{hungarian} ({english})"
-    return hungarian or english
+def _speaker(family: str):
+    """The words of a pair (Hungarian, English) as the family's referee says them."""
+    def said(hungarian: str, english: str) -> str:
+        if family != "hungarian":
+            return english
+        if hungarian and english:
+            return f"{hungarian} ({english})"
+        return hungarian or english
+
+    return said
 
 
-def call_words(outcome: Outcome) -> str:
-    """The referee's call for one (unbatched) ``Outcome``, in words."""
+def _position_words(code: PositionCall) -> str:
+    """A balkline position call: the French term everywhere, the English beside it."""
+    term, english = POSITION_WORDS[code]
+    return f"{term} ({english})"
+
+
+def call_words(outcome: Outcome, discipline: str) -> str:
+    """The referee's call for one (unbatched) ``Outcome`` of ``discipline``, in its family's words
+    (see the module docstring)."""
     points = np.asarray(outcome.points)
     if points.ndim != 1:
         raise ValueError("call_words takes one outcome; index the batch first")
+    family = disciplines.get(discipline).family
+    _said = _speaker(family)
     get = lambda name: np.asarray(getattr(outcome, name)).item()  # noqa: E731
     call, reason = Call(get("call")), Reason(get("reason"))
     hungarian, english = CALL_WORDS[call]
@@ -87,7 +105,7 @@ def call_words(outcome: Outcome) -> str:
         code = PositionCall(get(name))
         if code != PositionCall.NONE:
             where = "field" if name == "field_call" else "anchor"
-            parts.append(f"{where}: " + _said(*POSITION_WORDS[code]))
+            parts.append(f"{where}: " + _position_words(code))
     if get("frozen_warning"):
         parts.append(_said(*FROZEN))
     if get("ball_in_hand"):

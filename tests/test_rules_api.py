@@ -147,9 +147,20 @@ def test_call_words_takes_one_outcome():
     r, p = make("three_cushion")
     s = INIT(r, jax.random.PRNGKey(0), p)
     _, one = REFEREE(r, s, build_shot(script(int(s.cue_ball), "ball 2"), np.asarray(s.positions)), p)
-    assert rules.call_words(one).startswith("üres (empty")
+    assert rules.call_words(one, "three_cushion").startswith("empty, no point")
     with pytest.raises(ValueError):
-        rules.call_words(stack([one, one]))
+        rules.call_words(stack([one, one]), "three_cushion")
+    with pytest.raises(ValueError, match="unknown discipline"):
+        rules.call_words(one, "pool")
+
+
+def test_each_family_speaks_its_own_words():
+    """The carom games are called in English, the Hungarian game in Hungarian with the English beside."""
+    r, p = make("three_cushion")
+    s = INIT(r, jax.random.PRNGKey(0), p)
+    _, one = REFEREE(r, s, build_shot(script(int(s.cue_ball), "ball 2"), np.asarray(s.positions)), p)
+    assert rules.call_words(one, "three_cushion").startswith("empty, no point")
+    assert rules.call_words(one, "hungarian_1000").startswith("üres (empty, no point)")
 
 
 def test_every_code_has_words():

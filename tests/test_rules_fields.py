@@ -197,7 +197,7 @@ def test_C_12_3_c_the_same_limit_holds_in_an_anchor():
     s1, out = run_shot(r, p, s)
     assert int(out.reason) == Reason.SCORED
     assert int(out.field_call) == PositionCall.A_CHEVAL and int(out.anchor_call) == PositionCall.DEDANS
-    words = rules.call_words(out)
+    words = rules.call_words(out, "balkline_47_2")
     assert words.index("à cheval") < words.index("dedans")  # first the field, then the anchor (C-12.10)
     s2, out = run_shot(r, p, s1)
     assert int(out.reason) == Reason.ANCHOR_LIMIT
@@ -254,4 +254,4 @@ def test_C_12_10_entre_when_both_object_balls_come_to_rest_in_one_field():
                    first_carom_pending=False)
     state, out = run_shot(r, p, s, final=BALK)
     assert int(out.field_call) == PositionCall.ENTRE and int(out.anchor_call) == PositionCall.NONE
-    assert "entré" in rules.call_words(out)
+    assert "entré" in rules.call_words(out, "balkline_47_2")

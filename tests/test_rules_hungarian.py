@@ -324,7 +324,7 @@ def test_H_6_4_a_shot_with_another_ball_than_the_red_gives_the_opponent_ball_in_
     assert int(state.current_player) == 1 and int(out.shot_value) == 0 and pts(out) == [0, 0]
     assert bool(out.ball_in_hand) and bool(state.ball_in_hand)
     assert int(out.call) == rules.Call.FOUL
-    words = rules.call_words(out)
+    words = rules.call_words(out, "hungarian_1000")
     assert words.startswith("hiba (foul)") and "golyó kézben" in words and "ellenfél" not in words
     assert np.isclose(state.positions[0, 0], 1.05)  # the red waits on the cross axis (H-6.4)
     assert np.allclose(state.positions[1:], final[1:])  # the other balls stay where they lie
@@ -355,7 +355,8 @@ def test_H_7_1_a_ball_not_on_the_table_at_the_end_has_jumped():
 
 def test_H_7_2_cue_ball_jumped_next_player_has_ball_in_hand():
     state, out = play(["ball 1", "off 0"])
-    assert bool(out.ball_in_hand) and bool(state.ball_in_hand) and "golyó kézben" in rules.call_words(out)
+    assert bool(out.ball_in_hand) and bool(state.ball_in_hand)
+    assert "golyó kézben (ball in hand)" in rules.call_words(out, "hungarian_1000")
     assert np.isclose(state.positions[0, 0], 1.05)
     assert np.allclose(state.positions[1:], HUN[1:])
 
