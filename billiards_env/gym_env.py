@@ -8,7 +8,8 @@ finished episode raises (``gymnasium.error.ResetNeeded``): call ``reset()``.
 ``info`` after a step: ``call`` (the referee's call in words, ``rules.call_words``), ``events``
 (the shot's events, ``physics.event_list``), ``shot`` (the strike as played, after noise),
 ``points`` (each player's points on the board for the step's first shot), ``foul``, ``reason``,
-``scores``, ``current_player``, ``opponent_shots`` (built-in opponent, "game" mode), and
+``scores`` (points on the board, a Hungarian run still pending included, as in ``points``;
+also after ``reset``), ``current_player``, ``opponent_shots`` (built-in opponent, "game" mode), and
 ``repairs`` (``REPAIRS_KEY``, also after ``reset``): the impossible states the referee repaired
 in this game so far (``rules.GameState.repairs``; ``rules.repair``, ``rules.void``), which every
 adapter reports under the same key.
@@ -43,6 +44,12 @@ def outcome_info(outcome, discipline: str) -> dict:
         "foul": bool(outcome.foul),
         "reason": rules.Reason(int(outcome.reason)).name.lower(),
     }
+
+
+def board_scores(params, game) -> list:
+    """[int, int]: each player's points on the board (``rules.board_scores_of``: the recorded
+    scores plus a Hungarian run still pending, H-9.9), the same count as ``points``."""
+    return [int(v) for v in np.asarray(rules.board_scores_of(params.rules, game))]
 
 
 def check_obs_format(obs_format: str) -> str:
@@ -122,7 +129,7 @@ class BilliardsEnv(gym.Env):
         return self._obs(state), self._reset_info(state)
 
     def _reset_info(self, state) -> dict:
-        return {"current_player": int(state.current_player), "scores": state.game.scores.tolist(),
+        return {"current_player": int(state.current_player), "scores": board_scores(self.params, state.game),
                 REPAIRS_KEY: int(state.game.repairs)}
 
     def step(self, action):
@@ -146,7 +153,7 @@ class BilliardsEnv(gym.Env):
         info.update(
             events=physics.event_list(result),
             shot=actions.describe(state.shot),
-            scores=state.game.scores.tolist(),
+            scores=board_scores(self.params, state.game),
             current_player=int(state.current_player),
             opponent_shots=int(state.opponent_shots),
             rewards=state.rewards.tolist(),

@@ -6,7 +6,9 @@ first); the choices and frozen flags are shown to the agent whose turn it is. Re
 player's points on the board from the shot (with ``zero_sum``, minus the opponent's), so a
 Hungarian foul rewards the other player (H-9.7). The episode ends with the game (terminations) or
 after ``max_steps`` shots (truncations). Every agent's info holds the game's repair counter under
-``"repairs"`` (``rules.GameState.repairs``), and after a shot the referee's verdict.
+``"repairs"`` (``rules.GameState.repairs``) and ``"scores"`` (points on the board, a Hungarian
+run still pending included, the same count as the verdict's ``points``), and after a shot the
+referee's verdict. ``game`` is the referee's state, which the planners of ``agents`` read.
 """
 from __future__ import annotations
 
@@ -20,9 +22,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 import physics
+import rules
 from billiards_env import actions, observation, render
 from billiards_env.functional import make_functional
-from billiards_env.gym_env import REPAIRS_KEY, host, outcome_info
+from billiards_env.gym_env import REPAIRS_KEY, board_scores, host, outcome_info
 from billiards_env.registration import discipline_of
 from billiards_env.runner import Runner
 
@@ -59,6 +62,21 @@ class BilliardsAECEnv(AECEnv):
         self._result = None
         self._figure = None
 
+    @property
+    def game(self) -> rules.GameState:
+        """The referee's state of the game now (``rules.GameState``, device arrays): what the
+        planners of ``agents`` read, e.g. ``planner.plan(env.params.rules, env.game,
+        env.params.physics, key)``, then ``billiards_env.actions.from_shot(shot, env.params)``.
+        (PettingZoo reserves ``state()`` for a global observation array.)"""
+        if self._state is None:
+            EnvLogger.error_observe_before_reset()
+        return self._state.game
+
+    @property
+    def functional_state(self):
+        """The functional environment's State (``billiards_env.State``) of the game now."""
+        return self._state
+
     def observation_space(self, agent):
         return self._obs_space
 
@@ -76,7 +94,9 @@ class BilliardsAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {REPAIRS_KEY: int(self._state.game.repairs)} for a in self.agents}
+        game = host(self._state.game)
+        self.infos = {a: {"scores": board_scores(self.params, game), REPAIRS_KEY: int(game.repairs)}
+                      for a in self.agents}
         self.agent_selection = AGENTS[int(self._state.current_player)]
 
     def _check_agent(self, agent):
@@ -108,7 +128,7 @@ class BilliardsAECEnv(AECEnv):
             self.terminations[a] = bool(state.terminated)
             self.truncations[a] = bool(state.truncated)
         info = dict(outcome_info(state.outcome, self.functional.discipline), shooter=agent,
-                    scores=state.game.scores.tolist())
+                    scores=board_scores(self.params, state.game))
         info[REPAIRS_KEY] = int(state.game.repairs)
         self.infos = {a: dict(info) for a in self.agents}
         self.agent_selection = AGENTS[int(state.current_player)]

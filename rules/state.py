@@ -141,9 +141,10 @@ def cue_ball_of(rules: Rules, player: ArrayLike) -> jax.Array:
 
 def board_scores_of(rules: Rules, state: GameState) -> jax.Array:
     """(2,) int32: the points on the board: recorded scores, plus the Hungarian pending run."""
+    scores = jnp.asarray(state.scores)  # host (NumPy) states too
     if not rules.is_hungarian:
-        return state.scores
-    return state.scores.at[state.current_player].add(state.run)
+        return scores
+    return scores.at[state.current_player].add(state.run)
 
 
 __all__ = ["GameState", "blank_state", "cue_ball_of", "board_scores_of", "replace", "select", "N_BALLS"]

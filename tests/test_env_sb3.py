@@ -3,6 +3,7 @@ discipline (tiny networks, many environments per batch), SAC runs; and the Petti
 Whether a policy improves is tested in ``tests/test_agents_learned.py``."""
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 import torch
@@ -68,3 +69,29 @@ def test_pettingzoo_two_player_game():
     for (a, _), (b, reason) in zip(shooters, shooters[1:]):
         if a == b:
             assert reason in ("scored", "invalid_shot")
+
+
+def test_a_planner_plays_in_pettingzoo_from_the_public_game_and_scores_count_the_pending_run():
+    """The library's planners read the public ``game``; ``info["scores"]`` is the board, the
+    Hungarian run still pending included (H-9.9), like ``points``."""
+    from agents import GeometricAgent
+    from billiards_env.actions import from_shot
+    from billiards_env.pettingzoo_env import BilliardsAECEnv
+
+    env = BilliardsAECEnv("hungarian_1000", fused=False, max_steps=6)
+    env.reset(seed=0)
+    assert env.infos["player_0"]["scores"] == [0, 0]
+    planner, params = GeometricAgent(), env.params
+    runs = []
+    for i, agent in enumerate(env.agent_iter(max_iter=6)):
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        shot = planner.plan(params.rules, env.game, params.physics, jax.random.PRNGKey(i))
+        env.step(np.asarray(from_shot(shot, params)))
+        game = env.game
+        board = np.asarray(game.scores).copy()
+        board[int(game.current_player)] += int(game.run)
+        assert env.infos[agent]["scores"] == board.tolist()
+        runs.append(int(game.run))
+    assert max(runs) > 0, runs  # a run was pending at least once: the check above saw it
