@@ -1,11 +1,12 @@
 """Shared fixtures: parameter sets and layouts that keep the number of compilations small.
 
 Every physics test uses three balls, so one compiled simulation per static setting serves all.
-Set ``CAROM_JAX_CACHE`` to a folder outside the clone (e.g. ``~/.cache/carom-billiards/jax``) to
-keep compiled programs in JAX's persistent compilation cache, so that a second run of the suite
-skips most of the compile time. It is off by default: with the CPU jaxlib in use, writing or
-reading a cached executable has crashed the process (a segmentation fault in serialisation) in
-some runs, and a test run must not die for a speed-up.
+Compiled programs are kept in JAX's persistent compilation cache, outside the clone
+(``~/.cache/carom-billiards/jax``, or the folder in ``CAROM_JAX_CACHE``; ``CAROM_JAX_CACHE=off``
+turns it off), so that a second run of the suite on a machine skips most of the compile time
+(about a quarter of the CPU time of a cold run). The suite runs in two processes (pytest-xdist,
+``-n 2`` in pyproject.toml; ``-n 0`` for one), a test file per process, since compiling keeps a
+core busy while the other waits.
 """
 import gc
 import os
@@ -16,12 +17,14 @@ import pytest
 
 import physics
 
+CACHE_DEFAULT = "~/.cache/carom-billiards/jax"
+
 
 def _use_compilation_cache():
-    where = os.path.expanduser(os.environ.get("CAROM_JAX_CACHE", ""))
-    if not where:
+    where = os.environ.get("CAROM_JAX_CACHE", CACHE_DEFAULT)
+    if where.strip().lower() in ("", "off", "0", "no"):
         return
-    jax.config.update("jax_compilation_cache_dir", where)
+    jax.config.update("jax_compilation_cache_dir", os.path.expanduser(where))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
