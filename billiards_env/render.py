@@ -106,13 +106,28 @@ def frame(positions, physics_params, hungarian: bool = False, pin=None, pin_jamm
     return img
 
 
-def shot_paths(result, physics_params, samples: int = 64):
-    """(samples, 3, 2): the balls' positions at evenly spaced times of one shot."""
+AFTER_EVENT = np.geomspace(0.002, 1.5, 16)  # s after each event: where paths curve (sliding, swerve)
+
+
+def path_times(result, samples: int = 256) -> np.ndarray:
+    """Sorted times (s) at which to draw one shot's paths: ``samples`` evenly spaced, every event
+    of the log (so a path passes through each cushion and ball contact exactly), and a few just
+    after each event, where the paths curve while the balls slide. The count depends only on
+    ``samples`` and the log's capacity (one compiled replay per log size); unused slots repeat the
+    end of the shot."""
+    t_end = max(float(np.asarray(result.final_time)), 1e-9)
+    log_times = np.asarray(result.events.time, np.float64)
+    used = np.arange(log_times.shape[-1]) < int(np.asarray(result.num_events))
+    events = np.where(used, np.clip(log_times, 0.0, t_end), t_end)
+    near = np.minimum(events[:, None] + AFTER_EVENT[None], t_end).ravel()
+    return np.sort(np.concatenate([np.linspace(0.0, t_end, samples), events, near]))
+
+
+def shot_paths(result, physics_params, samples: int = 256):
+    """(T, 3, 2): the balls' positions along one shot at ``path_times`` (through every event)."""
     import physics
 
-    t_end = float(np.asarray(result.final_time))
-    times = np.linspace(0.0, max(t_end, 1e-9), samples)
-    return np.asarray(physics.positions_at(result, times, physics_params))
+    return np.asarray(physics.positions_at(result, path_times(result, samples), physics_params))
 
 
 def pin_fall_time(result) -> float:

@@ -52,3 +52,34 @@ def test_human_mode_runs_headless_and_the_replay_is_a_gif(tmp_path):
     gif = Image.open(path)
     assert gif.format == "GIF" and gif.n_frames >= 2 and gif.size[0] == 160
     env.close()
+
+
+def test_rendered_paths_pass_through_every_contact_of_a_long_shot():
+    """A 12 s shot drawn from 64 evenly spaced times cut corners: its lines missed the cushions and
+    the first ball. The paths now pass through the position of every contact in the log."""
+    import physics
+
+    params = physics.default_params()
+    layout = np.array([[0.55, 0.30], [1.05, 0.75], [2.35, 0.95]])
+    result = physics.simulate(layout, physics.Shot(V0=5.0, phi=36.5, a=0.4, b=0.1), 0, params)
+    paths = render.shot_paths(result, params)
+    log = result.events
+    kinds, balls = np.asarray(log.kind), np.asarray(log.balls)
+    contacts = [k for k in range(int(result.num_events))
+                if kinds[k] in (physics.EventKind.BALL_BALL, physics.EventKind.BALL_CUSHION)]
+    assert float(result.final_time) > 8.0 and len(contacts) >= 6
+    for k in contacts:
+        for b in balls[k]:
+            if b < 0 or b > 2:
+                continue
+            gap = np.min(np.linalg.norm(paths[:, b] - np.asarray(log.positions)[k, b], axis=-1))
+            assert gap < 1e-6, (k, int(kinds[k]), int(b), gap)
+    # no corner cut: the true path (densely replayed) stays within 2 mm of the drawn chords
+    times = render.path_times(result)
+    dense = np.linspace(0.0, float(result.final_time), 6000)
+    truth = np.asarray(physics.positions_at(result, dense, params))
+    j = np.clip(np.searchsorted(times, dense), 1, len(times) - 1)
+    a, b = paths[j - 1], paths[j]
+    u = np.clip(((truth - a) * (b - a)).sum(-1) / np.maximum(((b - a) ** 2).sum(-1), 1e-30), 0.0, 1.0)
+    off = np.linalg.norm(truth - (a + u[..., None] * (b - a)), axis=-1)
+    assert off.max() < 0.002, off.max()
