@@ -5,7 +5,8 @@ spaces, seeding through ``super().reset(seed=seed)``, rendering, and the checks 
 make and ``jit`` cannot: a bad action raises ValueError naming the allowed range, and stepping a
 finished episode raises (``gymnasium.error.ResetNeeded``): call ``reset()``.
 
-``info`` after a step: ``call`` (the referee's call in words, ``rules.call_words``), ``events``
+``info`` (the table of ``billiards_env.info``; the same keys after ``reset``, neutral) after a
+step: ``call`` (the referee's call in words, ``rules.call_words``), ``events``
 (the shot's events, ``physics.event_list``), ``shot`` (the strike as played, after noise),
 ``points`` (each player's points on the board for the step's first shot), ``foul``, ``reason``,
 ``scores`` (points on the board, a Hungarian run still pending included, as in ``points``;
@@ -24,6 +25,7 @@ import physics
 import rules
 from billiards_env import actions, observation, render
 from billiards_env.functional import FunctionalEnv, make_functional
+from billiards_env.info import neutral_info
 from billiards_env.params import check_layout, replace
 from billiards_env.runner import Runner
 
@@ -129,8 +131,7 @@ class BilliardsEnv(gym.Env):
         return self._obs(state), self._reset_info(state)
 
     def _reset_info(self, state) -> dict:
-        return {"current_player": int(state.current_player), "scores": board_scores(self.params, state.game),
-                REPAIRS_KEY: int(state.game.repairs)}
+        return neutral_info(board_scores(self.params, state.game), int(state.current_player), int(state.game.repairs))
 
     def step(self, action):
         """One shot. action: (9,) real numbers in [-1, 1] (``billiards_env.actions``); an action

@@ -6,9 +6,10 @@ reset in the same step (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_S
 observation returned is the new episode's first one, and the finished episode's last observation
 is in ``info["final_obs"]`` (a dense (num_envs, ...) array, valid where ``info["_final_obs"]``).
 
-``info`` holds arrays over the batch: ``points`` (num_envs, 2), ``foul``, ``reason`` (a
-``rules.Reason`` code), ``opponent_shots``, and ``repairs`` (each game's repair counter before
-any autoreset, ``rules.GameState.repairs``; also after ``reset``). Actions: (num_envs, 9) in [-1, 1]; a bad batch raises
+``info`` holds arrays over the batch, the batch keys of ``billiards_env.info``'s table (``points``,
+``foul``, ``reason`` as names, ``scores``, ``current_player``, ``opponent_shots``, ``rewards``,
+``repairs``, of the games as the step left them, before any autoreset; after ``reset`` too).
+Actions: (num_envs, 9) in [-1, 1]; a bad batch raises
 ValueError naming the allowed range.
 """
 from __future__ import annotations
@@ -21,7 +22,8 @@ from gymnasium.vector.utils import batch_space
 
 from billiards_env import actions, observation
 from billiards_env.functional import DEFAULT_LANES, make_functional
-from billiards_env.gym_env import REPAIRS_KEY, check_obs_format, host
+from billiards_env.gym_env import check_obs_format, host
+from billiards_env.info import batch_info, neutral_batch_info
 from billiards_env.runner import Runner
 
 
@@ -70,9 +72,9 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
         seed_key = int(self.np_random.integers(0, 2**31 - 1))
         self._key, k_init = jax.random.split(jax.random.PRNGKey(seed_key))
         self._state = self._runner.reset(k_init, self.params)
-        obs, acting, repairs = host((self._state.observation, self._state.current_player, self._state.game.repairs))
-        self._acting = acting
-        return self._obs(obs), {REPAIRS_KEY: repairs}
+        state = host(self._state)
+        self._acting = state.current_player
+        return self._obs(state.observation), neutral_batch_info(state, self.params)
 
     def step(self, actions_):
         if self._state is None:
@@ -80,16 +82,13 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
         batch = actions.check_action(actions_, batch=self.num_envs)
         self._key, k = jax.random.split(self._key)
         self._state, stepped = self._runner.step(self._state, batch, k, self.params)
-        nxt_obs, nxt_player, s = host((self._state.observation, self._state.current_player, (
-            stepped.observation, stepped.rewards, stepped.terminated, stepped.truncated,
-            stepped.outcome.points, stepped.outcome.foul, stepped.outcome.reason, stepped.opponent_shots,
-            stepped.game.repairs)))
-        final_obs, rewards, terminated, truncated, points, foul, reason, opp, repairs = s
-        reward = rewards[np.arange(self.num_envs), self._acting].astype(np.float64)
+        nxt_obs, nxt_player, stepped = host((self._state.observation, self._state.current_player, stepped))
+        reward = stepped.rewards[np.arange(self.num_envs), self._acting].astype(np.float64)
         self._acting = nxt_player
+        terminated, truncated = np.asarray(stepped.terminated), np.asarray(stepped.truncated)
         done = terminated | truncated
-        info = {"points": points, "foul": foul, "reason": reason, "opponent_shots": opp, REPAIRS_KEY: repairs}
+        info = batch_info(stepped, self.params)
         if done.any():
-            info["final_obs"] = self._obs(final_obs)
+            info["final_obs"] = self._obs(stepped.observation)
             info["_final_obs"] = done
         return self._obs(nxt_obs), reward, terminated, truncated, info

@@ -68,3 +68,25 @@ def test_the_pettingzoo_env_reports_repairs_to_every_agent():
     env._state = plant(env._state)
     env.step(np.zeros(9, np.float32))
     assert all(env.infos[a][REPAIRS_KEY] == 1 for a in env.agents)
+
+
+def test_info_has_the_same_keys_and_kinds_after_reset_and_step_in_one_env_and_a_batch():
+    """The table of ``billiards_env.info``: reset info has the step's keys (neutral values), the
+    reason is a name in one environment and in a batch, the batch has every batch key."""
+    from billiards_env import info as info_table
+
+    env = BilliardsEnv("three_cushion", fused=False)
+    _, first = env.reset(seed=0)
+    *_, after = env.step(np.zeros(9, np.float32))
+    assert set(first) == set(after) == set(info_table.BATCH_KEYS + info_table.ONE_ONLY_KEYS)
+    assert first["points"] == [0, 0] and first["reason"] == "" and first["events"] == []
+    assert isinstance(after["reason"], str) and after["reason"] in info_table.REASON_NAMES
+    vec = BilliardsVectorEnv(BATCH, "three_cushion", fused=False, lanes=BATCH)
+    _, first = vec.reset(seed=0)
+    *_, after = vec.step(np.zeros((BATCH, 9), np.float32))
+    keys = set(info_table.BATCH_KEYS)
+    assert set(first) == keys and keys <= set(after)
+    for key in keys:
+        assert np.shape(first[key]) == np.shape(after[key]) and np.shape(after[key])[0] == BATCH, key
+    assert after["reason"].dtype.kind == "U" and set(after["reason"]) <= set(info_table.REASON_NAMES)
+    assert after["points"].dtype.kind == "i" and after["rewards"].dtype == np.float32
