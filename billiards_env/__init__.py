@@ -15,12 +15,13 @@ the staged step), ``runner`` (compiled drivers), ``gym_env``, ``vector``, ``sb3`
 ``pettingzoo_env``, ``render``, ``registration``.
 """
 from billiards_env.functional import FunctionalEnv, State, make_functional
-from billiards_env.params import EnvParams, default_params
+from billiards_env.modes import shooter_reward
+from billiards_env.params import EnvParams, default_params, replace
 from billiards_env.registration import ENV_IDS, IDS, discipline_of, env_id, register_all
 
 register_all()
 
 __all__ = [
     "FunctionalEnv", "State", "make_functional", "EnvParams", "default_params", "ENV_IDS", "IDS",
-    "discipline_of", "env_id", "register_all",
+    "discipline_of", "env_id", "register_all", "shooter_reward", "replace",
 ]

@@ -359,6 +359,21 @@ class FunctionalEnv:
         ops = make_ops(self.config, batched=False, staged=False)
         return transition(self.config, state, action, key, self._params(params), ops)[0]
 
+    def step_autoreset(self, state: State, action: ArrayLike, key: jax.Array,
+                       params: EnvParams | None = None) -> tuple[State, State]:
+        """One step with automatic reset, as gymnax and the vector environments do it:
+        (the State to act from next, the step's own State). Where the step ends the episode the
+        first is a new episode (drawn with a key split off ``key``) and the second keeps what the
+        finished step did: its ``rewards``, ``outcome``, ``shot`` and final ``observation``;
+        otherwise both are the same State. Pure and jittable; vmap it over states, actions, keys and
+        (stacked) params."""
+        k_step, k_reset = jax.random.split(key)
+        params = self._params(params)
+        stepped = self.step(state, action, k_step, params)
+        fresh = self.init(k_reset, params)
+        following = jax.tree_util.tree_map(lambda a, b: jnp.where(stepped.done, a, b), fresh, stepped)
+        return following, stepped
+
     def init_batch(self, keys: jax.Array, params: EnvParams | None = None) -> State:
         """A batch of new episodes, one per key: keys (B,) (or (B, 2) raw keys)."""
         return jax.vmap(self.init, in_axes=(0, None))(keys, self._params(params))

@@ -67,6 +67,13 @@ def terminated(mode: str, outcome, game):
     return game.game_over
 
 
+def shooter_reward(before, after):
+    """(...) float32: the reward of the player who acted in the step from State ``before`` to State
+    ``after`` (``after.rewards`` holds both players'; the shooter is ``before.current_player``);
+    a batch of States gives a batch of rewards."""
+    return jnp.take_along_axis(after.rewards, jnp.asarray(before.current_player)[..., None], -1)[..., 0]
+
+
 def reward_of(outcome, params):
     """(2,) float32: each player's reward for one shot: his points on the board (``Outcome.points``,
     e.g. a Hungarian foul hands the opponent points, H-9.7), or with ``zero_sum`` his points

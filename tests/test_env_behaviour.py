@@ -264,3 +264,25 @@ def test_from_shot_inverts_to_shot_inside_the_ranges():
     back = jax.vmap(actions.from_shot, in_axes=(0, None))(shots, p)
     assert back.dtype == jnp.float32
     np.testing.assert_allclose(np.asarray(back), np.asarray(x), atol=2e-6)
+
+
+def test_step_autoreset_keeps_the_finished_step_and_starts_a_new_episode_under_a_parameter_sweep():
+    """The functional autoreset step (as gymnax and the vector env): the finished step's rewards,
+    outcome and observation beside a new episode; vmapped over a sweep of stacked EnvParams."""
+    env = fenv("three_cushion")  # "shot" mode: every step ends its episode
+    base = env.default_params
+    sweep = [billiards_env.replace(base, noise=jnp.asarray(x, base.noise.dtype)) for x in (0.0, 1.0, 4.0)]
+    params = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *sweep)
+    keys = jax.random.split(jax.random.PRNGKey(5), 3)
+    states = jax.vmap(env.init)(keys, params)
+    acts = jnp.tile(jnp.asarray([0.2, 0.1, -1, 0, 0, 0, 0, 0, 0], jnp.float32), (3, 1))
+    following, stepped = jax.jit(jax.vmap(env.step_autoreset))(states, acts, keys, params)
+    assert np.all(np.asarray(stepped.terminated)) and not np.any(np.asarray(following.done))
+    assert np.all(np.asarray(following.step_count) == 0) and np.all(np.asarray(stepped.step_count) == 1)
+    mine = np.asarray(billiards_env.shooter_reward(states, stepped))
+    acting = np.asarray(states.current_player)
+    assert np.array_equal(mine, np.asarray(stepped.rewards)[np.arange(3), acting])
+    assert np.array_equal(mine, np.asarray(stepped.outcome.points)[np.arange(3), acting].astype(np.float32))
+    played = np.asarray(stepped.shot.phi)  # the noise of the sweep: none, then more and more
+    assert played[0] == pytest.approx(float(billiards_env.actions.to_shot(acts[0], base).phi), abs=1e-9)
+    assert played[1] != played[0]
