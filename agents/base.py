@@ -24,6 +24,10 @@ import numpy as np
 from jax.typing import ArrayLike
 
 import physics
+from physics.execution import (  # the one noise model (docs/physics.md section 6) and the shot arrays
+    NOISE_OFFSET_M, NOISE_PHI_DEG, NOISE_THETA_DEG, NOISE_V0, add_noise, noise_std, playable, shot_array,
+    shot_from_array,
+)
 from physics.params import Params
 from rules import GameState, PinState, Rules
 
@@ -31,17 +35,6 @@ if TYPE_CHECKING:  # billiards_env imports are kept out of agents' import time (
     from billiards_env import EnvParams, State
 
 _Tree = TypeVar("_Tree")  # a pytree: a GameState, a Shot, ...
-
-# Ranges of the random player and of every perturbation the search makes (documented in README).
-V0_MIN = 0.5  # m/s
-V0_MAX = 8.0  # m/s
-OFFSET_MAX = 0.5  # tip offset, fraction of R: a disc of this radius, inside the miscue limit 0.6
-
-# Execution noise, standard deviations (docs/physics.md section 6, the computational-pool tournaments).
-NOISE_PHI_DEG = 0.125
-NOISE_V0 = 0.075  # m/s
-NOISE_THETA_DEG = 0.1
-NOISE_OFFSET_M = 0.0005  # a and b, at the ball (divided by R to get a fraction of R)
 
 # Where a pin that is not standing is put for a batched simulation: far outside the table, so no
 # ball can reach it (the referee reads the pin only when the state says it stands).
@@ -91,41 +84,12 @@ def index_tree(tree, i):
     return jax.tree_util.tree_map(lambda x: x[i], tree)
 
 
-def shot_array(shot: physics.Shot):
-    """(..., 5) array of a shot's fields in the order (V0, phi, theta, a, b)."""
-    return jnp.stack([jnp.asarray(x) for x in (shot.V0, shot.phi, shot.theta, shot.a, shot.b)], -1)
-
-
-def shot_from_array(x) -> physics.Shot:
-    """Inverse of ``shot_array``."""
-    return physics.Shot(V0=x[..., 0], phi=x[..., 1], theta=x[..., 2], a=x[..., 3], b=x[..., 4])
-
-
-def wrap_degrees(phi):
-    """Angles in (-180, 180]."""
-    return phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)
-
-
 def clip_shot(shot: physics.Shot, params: Params, v_min: ArrayLike = 0.0, v_max: Optional[ArrayLike] = None,
               max_offset: Optional[ArrayLike] = None) -> physics.Shot:
-    """A playable shot: speed in [v_min, v_max] (default: the cue's limit), aim wrapped to
-    (-180, 180], elevation in [0, 89], tip offset pulled back onto the disc of radius
-    ``max_offset`` (default: just inside the miscue limit)."""
-    return shot_from_array(clip_array(shot_array(shot), params, v_min, v_max, max_offset))
-
-
-def clip_array(x, params, v_min=0.0, v_max=None, max_offset=None):
-    """``clip_shot`` on a (..., 5) array of (V0, phi, theta, a, b); a negative elevation is
-    folded back (``|theta|``). Works on values a ``Shot`` would refuse, so it can come first."""
-    v_max = params.cue.max_speed if v_max is None else v_max
-    max_offset = 0.999 * params.cue.max_offset if max_offset is None else max_offset
-    V0, phi, theta, a, b = (x[..., i] for i in range(5))
-    r = jnp.hypot(a, b)
-    scale = jnp.where(r > max_offset, max_offset / jnp.where(r > 0, r, 1.0), 1.0)
-    return jnp.stack([
-        jnp.clip(V0, v_min, v_max), wrap_degrees(phi), jnp.clip(jnp.abs(theta), 0.0, 89.0),
-        a * scale, b * scale,
-    ], -1)
+    """A playable shot (``physics.execution.playable``): speed in [v_min, v_max] (default: the
+    cue's limit), aim wrapped to (-180, 180], elevation in [0, 89], tip offset pulled back onto
+    the disc of radius ``max_offset`` (default: just inside the miscue limit)."""
+    return shot_from_array(playable(shot_array(shot), params, v_min, v_max, max_offset))
 
 
 def disc_from_uniform(u_r, u_angle, radius):
@@ -144,34 +108,24 @@ def normal_from_uniform(u):
 
 @dataclasses.dataclass(frozen=True)
 class ExecutionNoise:
-    """Gaussian execution noise on a shot, the standard deviations of docs/physics.md section 6 times
-    ``scale`` (0: none, 1: the standard noise). The noisy shot is clipped back into the playable
-    range; a level cue's elevation noise is folded onto theta >= 0 (``|theta + e|``)."""
+    """The execution noise at ``scale`` times the standard deviations of docs/physics.md section 6
+    (0: none, 1: the standard noise): the same model as the environments' ``noise`` parameter
+    (``physics.execution.add_noise``), bound to a scale for the agents and experiments."""
 
     scale: float = 1.0
-    phi_deg: float = NOISE_PHI_DEG
-    v0: float = NOISE_V0
-    theta_deg: float = NOISE_THETA_DEG
-    offset_m: float = NOISE_OFFSET_M
 
     def std(self, params: Params) -> jax.Array:
         """(5,) standard deviations in shot units, order (V0, phi, theta, a, b)."""
-        offset = self.offset_m / params.ball.radius
-        return self.scale * jnp.stack([
-            jnp.asarray(self.v0, params.dtype), jnp.asarray(self.phi_deg, params.dtype),
-            jnp.asarray(self.theta_deg, params.dtype), offset, offset,
-        ])
+        return noise_std(params, self.scale)
 
     def apply(self, shot: physics.Shot, key: jax.Array, params: Params) -> physics.Shot:
         """The shot as played: ``shot`` (any batch shape) plus one noise draw per shot."""
-        x = shot_array(shot)
-        e = jax.random.normal(key, x.shape, x.dtype) * self.std(params)
-        return perturb(shot, e, params)
+        return add_noise(shot, key, params, self.scale)
 
-
-def perturb(shot: physics.Shot, delta, params) -> physics.Shot:
-    """``shot`` plus ``delta`` (..., 5) in shot units, clipped back into the playable range."""
-    return shot_from_array(clip_array(shot_array(shot) + delta, params))
+    def describe(self) -> dict:
+        """The standard deviations in their natural units (for results files)."""
+        return dict(scale=self.scale, phi_deg=self.scale * NOISE_PHI_DEG, V0=self.scale * NOISE_V0,
+                    theta_deg=self.scale * NOISE_THETA_DEG, offset_m=self.scale * NOISE_OFFSET_M)
 
 
 def pin_for_simulation(rules, states, params):

@@ -620,7 +620,7 @@ def write_results(out_dir, result, seconds, name="evaluate"):
     write_csv(os.path.join(out_dir, "games_summary.csv"), result["games_summary"])
     settings = result["settings"]
     summary = dict(settings=settings, summary=result["summary"], games_summary=result["games_summary"],
-                   games=result["games"], execution_noise_std=dataclasses.asdict(ExecutionNoise(settings["noise"])),
+                   games=result["games"], execution_noise_std=ExecutionNoise(settings["noise"]).describe(),
                    machine=machine_info(), seconds=seconds)
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=float)

@@ -11,6 +11,7 @@ import pytest
 import billiards_env
 import physics
 import rules
+from agents import ExecutionNoise
 from agents.base import index_tree
 from billiards_env import actions, functional, observation
 from billiards_env.params import replace
@@ -60,6 +61,24 @@ def test_noise_has_the_pool_standard_deviations_and_is_off_by_default():
     for field, std in (("phi", 0.125), ("V0", 0.075), ("theta", 0.1), ("a", 0.0005 / R), ("b", 0.0005 / R)):
         values = np.asarray(getattr(noisy, field)) - float(getattr(shot, field))
         assert abs(values.std() / std - 1) < 0.05, field
+
+
+def test_environment_and_agents_play_the_same_noisy_shots():
+    # A level cue aimed at the wrap: the elevation's noise is folded (never exactly level), the
+    # aim wrapped, and the environment's step and the agents' ExecutionNoise draw the same shots.
+    p = replace(billiards_env.default_params("three_cushion"), noise=jnp.asarray(2.0))
+    shot = physics.Shot(V0=jnp.asarray(3.0), phi=jnp.asarray(179.9), theta=jnp.asarray(0.0),
+                        a=jnp.asarray(0.2), b=jnp.asarray(-0.1))
+    keys = jax.random.split(KEY, 64)
+    env = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys, p)
+    agent = jax.vmap(lambda k: ExecutionNoise(2.0).apply(shot, k, p.physics))(keys)
+    for field in ("V0", "phi", "theta", "a", "b"):
+        np.testing.assert_array_equal(np.asarray(getattr(env, field)), np.asarray(getattr(agent, field)), field)
+        assert np.all(np.asarray(getattr(env, field)) != float(getattr(shot, field))), field
+    theta, phi = np.asarray(env.theta), np.asarray(env.phi)
+    assert np.all(theta > 0) and theta.max() < 1.0
+    assert np.all((phi > -180) & (phi <= 180)) and np.any(phi < 0)
+    np.testing.assert_allclose(np.asarray(p.noise_std), 2 * np.asarray(ExecutionNoise().std(p.physics)))
 
 
 @pytest.mark.parametrize("bad, words", [
