@@ -29,16 +29,13 @@ from physics.execution import (  # the one noise model (docs/physics.md section 
     shot_from_array,
 )
 from physics.params import Params
-from rules import GameState, PinState, Rules
+import rules as rules_lib
+from rules import GameState, Rules
 
 if TYPE_CHECKING:  # billiards_env imports are kept out of agents' import time (see env_actions)
     from billiards_env import EnvParams, State
 
 _Tree = TypeVar("_Tree")  # a pytree: a GameState, a Shot, ...
-
-# Where a pin that is not standing is put for a batched simulation: far outside the table, so no
-# ball can reach it (the referee reads the pin only when the state says it stands).
-PIN_PARKED = -100.0
 
 
 class Planner:
@@ -129,13 +126,9 @@ class ExecutionNoise:
 
 
 def pin_for_simulation(rules, states, params):
-    """(S, 2) where each state's pin stands, parked far off the table when it does not stand,
-    or None for the carom disciplines (no pin body at all)."""
-    if not rules.is_hungarian:
-        return None
-    standing = states.pin_state == PinState.STANDING
-    parked = jnp.full_like(states.pin_position, PIN_PARKED)
-    return jnp.where(standing[..., None], states.pin_position, parked)
+    """(S, 2) where the physics sees each state's pin (``rules.pin.in_play``), or None for the
+    disciplines without a pin (the discipline table's ``pin`` column: no pin body at all)."""
+    return rules_lib.pin.in_play(states) if rules.spec.pin else None
 
 
 def as_numpy_shot(shot: physics.Shot) -> dict:

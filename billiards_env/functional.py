@@ -33,10 +33,9 @@ from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
 from physics.pytree import pytree_dataclass, replace
+from physics.simulate import DEFAULT_LANES
 from rules import Call, Reason
 from rules.outcome import quiet_outcome
-
-DEFAULT_LANES = 128
 
 
 @pytree_dataclass

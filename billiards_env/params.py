@@ -82,10 +82,10 @@ class EnvParams:
 # rewards (0 would hide every point, a negative one reward fouls).
 _ENV_LEAVES = {
     "noise": (0.0, "float", NON_NEGATIVE),
-    "v_min": (0.5, "float", NON_NEGATIVE),
-    "v_max": (8.0, "float", POSITIVE),
-    "theta_max": (60.0, "float", Range(0.0, 90.0)),
-    "offset_max": (0.5, "float", Range(0.0, 1.0)),
+    "v_min": (execution.V0_MIN, "float", NON_NEGATIVE),
+    "v_max": (execution.V0_MAX, "float", POSITIVE),
+    "theta_max": (execution.THETA_MAX, "float", Range(0.0, 90.0)),
+    "offset_max": (execution.OFFSET_MAX, "float", Range(0.0, 1.0)),
     "zero_sum": (False, "bool", Range(0, 1, low_open=False, high_open=False)),
     "reward_scale": (1.0, "float", POSITIVE),
     "max_steps": (200, "int", Range(1, low_open=False)),
