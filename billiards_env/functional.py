@@ -28,6 +28,7 @@ from jax.typing import ArrayLike
 
 import physics
 import rules as rules_lib
+from physics import execution
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
@@ -124,15 +125,22 @@ class Turn(NamedTuple):
     pin: Any  # (2,) where the physics puts the pin, or None (carom games)
 
 
+def strike(game, shot, key, phys, noise, pin: bool, skip) -> Turn:
+    """The stage every shot goes through, the environments' and the agents' (``agents.execute``):
+    ``shot`` as executed (``physics.execution.add_noise`` at scale ``noise``; V0 = 0 when
+    ``skip``: nothing moves) and the pin where the physics sees it. pin: the discipline has one."""
+    shot = execution.add_noise(shot, key, phys, noise)
+    shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
+    return Turn(game, shot, pin_for_physics(game, pin))
+
+
 def _prepare(cfg, params, game, action, key, skip):
-    """The choices written into the game, and the strike (with noise; V0 = 0 when ``skip`` or
-    when the params are invalid: nothing moves, and ``judge`` voids the shot)."""
+    """The choices written into the game, and the strike (``strike``; nothing moves when
+    ``skip`` or when the params are invalid, and ``judge`` voids the shot)."""
     action = actions.sanitize(action)
     game = actions.apply_choices(params.rules, game, action, params.physics)
-    shot = actions.add_noise(actions.to_shot(action, params), key, params)
     skip = skip | ~params_are_valid(params)
-    shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
-    return Turn(game, shot, pin_for_physics(game, cfg.pin))
+    return strike(game, actions.to_shot(action, params), key, params.physics, params.noise, cfg.pin, skip)
 
 
 def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
@@ -248,16 +256,20 @@ def _python_loop(cond, body, carry):
     return carry
 
 
+def simulate_turns(turn: Turn, phys, lanes: int = DEFAULT_LANES, staged: bool = True):
+    """The physics stage for a batch of turns (leaves (B, ...)): the lane pool."""
+    pool = simulate_pool_jit if staged else simulate_pool_fn
+    return pool(turn.game.positions, turn.shot, turn.game.cue_ball, phys, turn.pin, lanes=lanes)
+
+
 def _simulator(batched: bool, staged: bool, lanes: int):
     """The physics stage: ``physics.simulate``'s loop for one shot, the lane pool for a batch."""
     single = simulate_jit if staged else simulate_fn
-    pool = simulate_pool_jit if staged else simulate_pool_fn
 
     def simulate(turn: Turn, params):
-        game = turn.game
         if batched:
-            return pool(game.positions, turn.shot, game.cue_ball, params.physics, turn.pin, lanes=lanes)
-        return single(game.positions, turn.shot, game.cue_ball, params.physics, turn.pin)
+            return simulate_turns(turn, params.physics, lanes, staged)
+        return single(turn.game.positions, turn.shot, turn.game.cue_ball, params.physics, turn.pin)
 
     return simulate
 

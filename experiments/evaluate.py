@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
 import os
 import time
@@ -100,12 +99,6 @@ def put_rows(tree, rows, values):
 def _shot_keys(row_keys, shot):
     """(N, 2, 2): per row, the planning and the noise key of its shot number ``shot``."""
     return jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, shot)))(row_keys)
-
-
-@functools.partial(jax.jit, static_argnames=("noise",))
-def _with_noise(shots, keys, params, noise: ExecutionNoise):
-    """Each shot with its own noise draw (so a row's luck does not depend on the others)."""
-    return jax.vmap(lambda s, k: noise.apply(s, k, params))(shots, keys)
 
 
 @jax.jit
@@ -200,8 +193,7 @@ def play_round(players, seats, game, params, states, keys, noise: float, batch: 
 
     players: the Players; seats: (n,) which of them shoots in each row; keys: (n, 2, 2) each
     row's planning and noise keys. Returns (planned shots (n, 5), next states and outcomes on
-    the host, and the simulations as ``(first row, ShotResult of --batch rows)`` pairs, for
-    whoever wants to draw a shot).
+    the host, and the ShotResult of the n rows, for whoever wants to draw a shot).
     """
     keys = np.asarray(keys)
     n = keys.shape[0]
@@ -210,21 +202,10 @@ def play_round(players, seats, game, params, states, keys, noise: float, batch: 
         mine = np.nonzero(seats == j)[0]
         if mine.size:
             planned[mine] = player.decide(game, index_tree(states, mine), params, keys[mine, 0])
-    noise_model = ExecutionNoise(float(noise)) if noise > 0 else None
-    nexts, outs, results = [], [], []
-    for start in range(0, n, batch):
-        m = min(batch, n - start)
-        rows = slice(start, start + m)
-        sub = pad_rows(index_tree(states, rows), batch)
-        shots = shot_from_array(jnp.asarray(pad_rows(planned[rows], batch)))
-        if noise_model is not None:
-            shots = _with_noise(shots, jnp.asarray(pad_rows(keys[rows, 1], batch)), params, noise_model)
-        result, nxt, out, _ = execute(game, sub, shots, params, pad_to=batch)
-        nexts.append(index_tree(to_host(nxt), slice(0, m)))
-        outs.append(index_tree(to_host(out), slice(0, m)))
-        results.append((start, result))
-    cat = lambda trees: jax.tree_util.tree_map(lambda *x: np.concatenate(x), *trees)  # noqa: E731
-    return planned, cat(nexts), cat(outs), results
+    shots = shot_from_array(jnp.asarray(planned))
+    result, nxt, out, _ = execute(game, states, shots, params, key=keys[:, 1], noise=ExecutionNoise(float(noise)),
+                                  pad_to=batch)
+    return planned, to_host(nxt), to_host(out), result
 
 
 def shot_records(part, labels, rows, shot, states, outcomes, planned):

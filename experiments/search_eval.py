@@ -27,7 +27,6 @@ import os
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 import physics
@@ -37,6 +36,7 @@ from agents import (
     random_states, shooter_points, stack_states, starting_state,
 )
 from agents.base import index_tree
+from experiments import evaluate as ev
 from experiments.common import AgentSpecError, machine_info, make_agent, mean_ci, parse_config, wilson, write_csv
 
 AGENTS = ("random", "geometric", "search")
@@ -66,20 +66,9 @@ def decide(agent, game, states, params, keys):
 
 
 def play(game, states, shots, params, noise: float, key):
-    """Outcomes of one shot per state, with execution noise of the given scale."""
-    noise_model = ExecutionNoise(noise) if noise > 0 else None
-    out_states, outcomes = [], []
-    n = int(shots.V0.shape[0])
-    for start in range(0, n, PAD):
-        part = slice(start, min(n, start + PAD))
-        sub_states = index_tree(states, part)
-        sub_shots = index_tree(shots, part)
-        _, nxt, out, _ = execute(game, sub_states, sub_shots, params, key=jax.random.fold_in(key, start),
-                                 noise=noise_model, pad_to=PAD)
-        out_states.append(nxt)
-        outcomes.append(out)
-    cat = lambda trees: jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *trees)  # noqa: E731
-    return cat(out_states), cat(outcomes)
+    """Next states and outcomes of one shot per state, with execution noise of the given scale."""
+    _, nxt, outcomes, _ = execute(game, states, shots, params, key=key, noise=ExecutionNoise(noise), pad_to=PAD)
+    return nxt, outcomes
 
 
 def three_cushion(args, exact, noisy, shot_rows):
@@ -158,37 +147,16 @@ def hungarian(args, exact, noisy, shot_rows):
                         index=i, points=int(net[i]), foul=bool(outcomes.foul[i]), reason=int(outcomes.reason[i]),
                         **{f: float(getattr(shots, f)[i]) for f in ("V0", "phi", "theta", "a", "b")},
                     ))
-            # Points per inning.
+            # Points per inning: experiments.evaluate's innings (its planning chunks, noise and referee).
             n = args.innings
             if n > 0:
                 print(f"Hungarian, innings, noise {noise:g}: {name} ({n} innings)", flush=True)
-                states = random_states(game, jax.random.fold_in(key, 11), params, n)
-                start_player = np.asarray(states.current_player)
-                total = np.zeros(n)
-                shots_taken = np.zeros(n, int)
-                fouls = 0
-                active = np.ones(n, bool)
-                for step in range(args.max_inning_shots):
-                    keys = jax.random.split(jax.random.fold_in(key, 1000 + step), n)
-                    if isinstance(agent, SearchAgent):
-                        picked = [agent.plan(game, index_tree(states, i), params, keys[i]) if active[i]
-                                  else agent_placeholder(params) for i in range(n)]
-                        shots = stack_states(picked)
-                    else:
-                        shots = agent.plan_batch(game, states, params, keys)
-                    nxt, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 2000 + step))
-                    net = np.asarray(net_points(outcomes, states.current_player))
-                    total += np.where(active, net, 0)
-                    shots_taken += active
-                    fouls += int(np.sum(active & np.asarray(outcomes.foul)))
-                    over = np.asarray(outcomes.turn_passes) | np.asarray(outcomes.game_over)
-                    over |= np.asarray(nxt.current_player) != start_player
-                    keep = jnp.asarray(active & ~over)
-                    states = jax.tree_util.tree_map(lambda new, old, keep=keep: jnp.where(
-                        keep.reshape(keep.shape + (1,) * (new.ndim - 1)), new, old), nxt, states)
-                    active = active & ~over
-                    if not active.any():
-                        break
+                player = ev.Player(name, agent, ev.plan_chunk(agent, ev.BATCH))
+                innings, _ = ev.run_innings(player, game, params, n, noise=noise, max_shots=args.max_inning_shots,
+                                            seed=args.seed + 1, stream=int(10 * noise), progress=False)
+                total = np.array([r["net_points"] for r in innings], float)
+                shots_taken = np.array([r["shots"] for r in innings])
+                fouls = sum(r["fouls"] for r in innings)
                 m, low, high = mean_ci(total)
                 rows.append(dict(
                     discipline="hungarian_1000", mode="inning", noise=noise, agent=name, count=n,
@@ -199,12 +167,6 @@ def hungarian(args, exact, noisy, shot_rows):
                 print(f"  {m:.1f} points per inning [{low:.1f}, {high:.1f}], {shots_taken.mean():.2f} shots "
                       f"per inning", flush=True)
     return rows
-
-
-def agent_placeholder(params):
-    """A shot for an inning that is already over (played but not counted)."""
-    z = jnp.zeros((), params.dtype)
-    return physics.Shot(V0=z + 1.0, phi=z, theta=z, a=z, b=z)
 
 
 def plot(path, tc_rows, hu_rows):
