@@ -34,6 +34,7 @@ from rules import GameState, Rules
 
 if TYPE_CHECKING:  # billiards_env imports are kept out of agents' import time (see env_actions)
     from billiards_env import EnvParams, State
+    from billiards_env.modes import StatePolicy
 
 _Tree = TypeVar("_Tree")  # a pytree: a GameState, a Shot, ...
 
@@ -63,6 +64,19 @@ class Planner:
 
         shots = self.plan_batch(env_params.rules, env_states.game, env_params.physics, keys)
         return jax.vmap(lambda s: from_shot(s, env_params))(shots)
+
+    def as_policy(self) -> "StatePolicy":
+        """The planner as an environment's built-in opponent ("game" mode): a
+        ``billiards_env.modes.StatePolicy`` that plans from the game state (``plan``) and gives
+        the strike as an action (``billiards_env.actions.from_shot``)."""
+        from billiards_env.modes import StatePolicy
+
+        return StatePolicy(self._policy_action)
+
+    def _policy_action(self, key, observation, env_params, game):
+        from billiards_env.actions import from_shot
+
+        return from_shot(self.plan(env_params.rules, game, env_params.physics, key), env_params)
 
     def __repr__(self):
         return f"{type(self).__name__}()"

@@ -184,7 +184,7 @@ def opponent_begin(cfg: Config, carry: dict, params: EnvParams) -> Turn:
     game = carry["game"]
     k_policy, k_noise = jax.random.split(jax.random.fold_in(carry["key"], carry["n"]))
     obs = observe(params.rules, game, params, jnp.zeros((), jnp.int32))
-    action = cfg.policy(k_policy, obs, params)
+    action = modes.act(cfg.policy, k_policy, obs, params, game)
     return _prepare(cfg, params, game, action, k_noise, ~opponent_to_play(cfg, carry))
 
 
@@ -392,7 +392,8 @@ def make_functional(discipline: str, mode: str = "shot", opponent: modes.Opponen
                     **values) -> FunctionalEnv:
     """A discipline's functional environment (``FunctionalEnv``); ``env.default_params`` holds the
     options. discipline: one of ``rules.DISCIPLINES``; mode: "shot", "inning" or "game";
-    opponent ("game" mode): "random", "two_player" or a policy; rule_options, physics_options and
+    opponent ("game" mode): "random", "two_player", a policy or a ``modes.StatePolicy`` (e.g.
+    ``agents.Planner.as_policy()``); rule_options, physics_options and
     the other values: see ``billiards_env.params.default_params``."""
     params = default_params(discipline, rule_options=rule_options, physics_options=physics_options, **values)
     return FunctionalEnv(discipline, mode, opponent, params)
