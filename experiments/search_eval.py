@@ -151,9 +151,10 @@ def hungarian(args, exact, noisy, shot_rows):
             n = args.innings
             if n > 0:
                 print(f"Hungarian, innings, noise {noise:g}: {name} ({n} innings)", flush=True)
-                player = ev.Player(name, agent, ev.plan_chunk(agent, ev.BATCH))
+                batch = min(n, ev.BATCH)
+                player = ev.Player(name, agent, ev.plan_chunk(agent, batch))
                 innings, _ = ev.run_innings(player, game, params, n, noise=noise, max_shots=args.max_inning_shots,
-                                            seed=args.seed + 1, stream=int(10 * noise), progress=False)
+                                            seed=args.seed + 1, stream=int(10 * noise), batch=batch, progress=False)
                 total = np.array([r["net_points"] for r in innings], float)
                 shots_taken = np.array([r["shots"] for r in innings])
                 fouls = sum(r["fouls"] for r in innings)
@@ -169,6 +170,31 @@ def hungarian(args, exact, noisy, shot_rows):
     return rows
 
 
+COLOURS = {"random": "#9e9e9e", "geometric": "#4f81bd", "search": "#c0504d"}
+
+
+def _grouped_bars(ax, rows, group_of, tick_of, value, low, high, title):
+    """One bar per agent in each group of rows (``group_of(row)``), with its interval; an empty
+    panel when there are no rows."""
+    groups = list(dict.fromkeys(group_of(r) for r in rows))
+    agents_seen = list(dict.fromkeys(r["agent"] for r in rows))
+    width = 0.8 / max(1, len(agents_seen))
+    for j, name in enumerate(agents_seen):
+        mine = [(groups.index(group_of(r)), r) for r in rows if r["agent"] == name]
+        xs = [g + (j - (len(agents_seen) - 1) / 2) * width for g, _ in mine]
+        ys = np.array([r[value] for _, r in mine], float)
+        err = np.array([[r[value] - r[low] for _, r in mine], [r[high] - r[value] for _, r in mine]], float)
+        ax.bar(xs, ys, width, yerr=np.clip(np.nan_to_num(err), 0, None), capsize=3, label=name,
+               color=COLOURS.get(name))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([tick_of(g) for g in groups], fontsize=8)
+    ax.set_title(title)
+    if rows:
+        ax.legend(fontsize=8)
+    else:
+        ax.axis("off")
+
+
 def plot(path, tc_rows, hu_rows):
     import matplotlib
 
@@ -176,57 +202,18 @@ def plot(path, tc_rows, hu_rows):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
-    ax = axes[0]
-    groups = [(r["layouts"], r["noise"]) for r in tc_rows]
-    groups = list(dict.fromkeys(groups))
-    agents_seen = list(dict.fromkeys(r["agent"] for r in tc_rows))
-    width = 0.8 / max(1, len(agents_seen))
-    colours = {"random": "#9e9e9e", "geometric": "#4f81bd", "search": "#c0504d"}
-    for j, name in enumerate(agents_seen):
-        xs, ys, lo, hi = [], [], [], []
-        for g, (layouts, noise) in enumerate(groups):
-            for r in tc_rows:
-                if r["agent"] == name and r["layouts"] == layouts and r["noise"] == noise:
-                    xs.append(g + (j - (len(agents_seen) - 1) / 2) * width)
-                    ys.append(r["success_rate"])
-                    lo.append(max(0.0, r["success_rate"] - r["ci_low"]))
-                    hi.append(max(0.0, r["ci_high"] - r["success_rate"]))
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=name, color=colours.get(name))
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{layouts}\n{'noise' if noise else 'exact'}" for layouts, noise in groups], fontsize=8)
-    ax.axhline(0.6, color="black", lw=0.8, ls="--")
-    ax.axhline(0.4, color="black", lw=0.8, ls=":")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("success rate (95 % Wilson interval)")
-    ax.set_title("three-cushion, one shot")
-    if tc_rows:
-        ax.legend(fontsize=8)
-    else:
-        ax.axis("off")
-
-    ax = axes[1]
-    groups = list(dict.fromkeys((r["mode"], r["noise"]) for r in hu_rows))
-    agents_seen = list(dict.fromkeys(r["agent"] for r in hu_rows))
-    width = 0.8 / max(1, len(agents_seen))
-    for j, name in enumerate(agents_seen):
-        xs, ys, err = [], [], []
-        for g, (mode, noise) in enumerate(groups):
-            for r in hu_rows:
-                if r["agent"] == name and r["mode"] == mode and r["noise"] == noise:
-                    xs.append(g + (j - (len(agents_seen) - 1) / 2) * width)
-                    ys.append(r["mean_points"])
-                    half = r["ci_high"] - r["mean_points"]
-                    err.append(0.0 if not np.isfinite(half) else max(0.0, half))
-        ax.bar(xs, ys, width, yerr=err, capsize=3, label=name, color=colours.get(name))
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"per {mode}\n{'noise' if noise else 'exact'}" for mode, noise in groups], fontsize=8)
-    ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_ylabel("points (95 % interval)")
-    ax.set_title("Hungarian 1000")
-    if hu_rows:
-        ax.legend(fontsize=8)
-    else:
-        ax.axis("off")
+    _grouped_bars(axes[0], tc_rows, lambda r: (r["layouts"], r["noise"]),
+                  lambda g: f"{g[0]}\n{'noise' if g[1] else 'exact'}", "success_rate", "ci_low", "ci_high",
+                  "three-cushion, one shot")
+    axes[0].axhline(0.6, color="black", lw=0.8, ls="--")
+    axes[0].axhline(0.4, color="black", lw=0.8, ls=":")
+    axes[0].set_ylim(0, 1.05)
+    axes[0].set_ylabel("success rate (95 % Wilson interval)")
+    _grouped_bars(axes[1], hu_rows, lambda r: (r["mode"], r["noise"]),
+                  lambda g: f"per {g[0]}\n{'noise' if g[1] else 'exact'}", "mean_points", "ci_low", "ci_high",
+                  "Hungarian 1000")
+    axes[1].axhline(0.0, color="black", lw=0.8)
+    axes[1].set_ylabel("points (95 % interval)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
