@@ -3,6 +3,7 @@
     planner.plan(rules, state, params, key) -> physics.Shot            one game state
     planner.plan_batch(rules, states, params, keys) -> physics.Shot    a batch (leading axis S)
     planner.env_actions(env_states, env_params, keys) -> (S, 9)        actions for the environments
+    planner.as_policy()                                              an environment's built-in opponent
 
 Players: ``RandomAgent`` (uniform random strikes); ``GeometricAgent`` (ghost-ball and
 mirror-image lines, no simulation); ``SearchAgent`` (many candidates simulated in one batched

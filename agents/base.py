@@ -24,28 +24,19 @@ import numpy as np
 from jax.typing import ArrayLike
 
 import physics
+from physics.execution import (  # the one noise model (docs/physics.md section 6) and the shot arrays
+    NOISE_OFFSET_M, NOISE_PHI_DEG, NOISE_THETA_DEG, NOISE_V0, add_noise, noise_std, playable, shot_array,
+    shot_from_array,
+)
 from physics.params import Params
-from rules import GameState, PinState, Rules
+import rules as rules_lib
+from rules import GameState, Rules
 
 if TYPE_CHECKING:  # billiards_env imports are kept out of agents' import time (see env_actions)
     from billiards_env import EnvParams, State
+    from billiards_env.modes import StatePolicy
 
 _Tree = TypeVar("_Tree")  # a pytree: a GameState, a Shot, ...
-
-# Ranges of the random player and of every perturbation the search makes (documented in README).
-V0_MIN = 0.5  # m/s
-V0_MAX = 8.0  # m/s
-OFFSET_MAX = 0.5  # tip offset, fraction of R: a disc of this radius, inside the miscue limit 0.6
-
-# Execution noise, standard deviations (docs/physics.md section 6, the computational-pool tournaments).
-NOISE_PHI_DEG = 0.125
-NOISE_V0 = 0.075  # m/s
-NOISE_THETA_DEG = 0.1
-NOISE_OFFSET_M = 0.0005  # a and b, at the ball (divided by R to get a fraction of R)
-
-# Where a pin that is not standing is put for a batched simulation: far outside the table, so no
-# ball can reach it (the referee reads the pin only when the state says it stands).
-PIN_PARKED = -100.0
 
 
 class Planner:
@@ -74,6 +65,19 @@ class Planner:
         shots = self.plan_batch(env_params.rules, env_states.game, env_params.physics, keys)
         return jax.vmap(lambda s: from_shot(s, env_params))(shots)
 
+    def as_policy(self) -> "StatePolicy":
+        """The planner as an environment's built-in opponent ("game" mode): a
+        ``billiards_env.modes.StatePolicy`` that plans from the game state (``plan``) and gives
+        the strike as an action (``billiards_env.actions.from_shot``)."""
+        from billiards_env.modes import StatePolicy
+
+        return StatePolicy(self._policy_action)
+
+    def _policy_action(self, key, observation, env_params, game):
+        from billiards_env.actions import from_shot
+
+        return from_shot(self.plan(env_params.rules, game, env_params.physics, key), env_params)
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
@@ -91,41 +95,12 @@ def index_tree(tree, i):
     return jax.tree_util.tree_map(lambda x: x[i], tree)
 
 
-def shot_array(shot: physics.Shot):
-    """(..., 5) array of a shot's fields in the order (V0, phi, theta, a, b)."""
-    return jnp.stack([jnp.asarray(x) for x in (shot.V0, shot.phi, shot.theta, shot.a, shot.b)], -1)
-
-
-def shot_from_array(x) -> physics.Shot:
-    """Inverse of ``shot_array``."""
-    return physics.Shot(V0=x[..., 0], phi=x[..., 1], theta=x[..., 2], a=x[..., 3], b=x[..., 4])
-
-
-def wrap_degrees(phi):
-    """Angles in (-180, 180]."""
-    return phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)
-
-
 def clip_shot(shot: physics.Shot, params: Params, v_min: ArrayLike = 0.0, v_max: Optional[ArrayLike] = None,
               max_offset: Optional[ArrayLike] = None) -> physics.Shot:
-    """A playable shot: speed in [v_min, v_max] (default: the cue's limit), aim wrapped to
-    (-180, 180], elevation in [0, 89], tip offset pulled back onto the disc of radius
-    ``max_offset`` (default: just inside the miscue limit)."""
-    return shot_from_array(clip_array(shot_array(shot), params, v_min, v_max, max_offset))
-
-
-def clip_array(x, params, v_min=0.0, v_max=None, max_offset=None):
-    """``clip_shot`` on a (..., 5) array of (V0, phi, theta, a, b); a negative elevation is
-    folded back (``|theta|``). Works on values a ``Shot`` would refuse, so it can come first."""
-    v_max = params.cue.max_speed if v_max is None else v_max
-    max_offset = 0.999 * params.cue.max_offset if max_offset is None else max_offset
-    V0, phi, theta, a, b = (x[..., i] for i in range(5))
-    r = jnp.hypot(a, b)
-    scale = jnp.where(r > max_offset, max_offset / jnp.where(r > 0, r, 1.0), 1.0)
-    return jnp.stack([
-        jnp.clip(V0, v_min, v_max), wrap_degrees(phi), jnp.clip(jnp.abs(theta), 0.0, 89.0),
-        a * scale, b * scale,
-    ], -1)
+    """A playable shot (``physics.execution.playable``): speed in [v_min, v_max] (default: the
+    cue's limit), aim wrapped to (-180, 180], elevation in [0, 89], tip offset pulled back onto
+    the disc of radius ``max_offset`` (default: just inside the miscue limit)."""
+    return shot_from_array(playable(shot_array(shot), params, v_min, v_max, max_offset))
 
 
 def disc_from_uniform(u_r, u_angle, radius):
@@ -144,44 +119,30 @@ def normal_from_uniform(u):
 
 @dataclasses.dataclass(frozen=True)
 class ExecutionNoise:
-    """Gaussian execution noise on a shot, the standard deviations of docs/physics.md section 6 times
-    ``scale`` (0: none, 1: the standard noise). The noisy shot is clipped back into the playable
-    range; a level cue's elevation noise is folded onto theta >= 0 (``|theta + e|``)."""
+    """The execution noise at ``scale`` times the standard deviations of docs/physics.md section 6
+    (0: none, 1: the standard noise): the same model as the environments' ``noise`` parameter
+    (``physics.execution.add_noise``), bound to a scale for the agents and experiments."""
 
     scale: float = 1.0
-    phi_deg: float = NOISE_PHI_DEG
-    v0: float = NOISE_V0
-    theta_deg: float = NOISE_THETA_DEG
-    offset_m: float = NOISE_OFFSET_M
 
     def std(self, params: Params) -> jax.Array:
         """(5,) standard deviations in shot units, order (V0, phi, theta, a, b)."""
-        offset = self.offset_m / params.ball.radius
-        return self.scale * jnp.stack([
-            jnp.asarray(self.v0, params.dtype), jnp.asarray(self.phi_deg, params.dtype),
-            jnp.asarray(self.theta_deg, params.dtype), offset, offset,
-        ])
+        return noise_std(params, self.scale)
 
     def apply(self, shot: physics.Shot, key: jax.Array, params: Params) -> physics.Shot:
         """The shot as played: ``shot`` (any batch shape) plus one noise draw per shot."""
-        x = shot_array(shot)
-        e = jax.random.normal(key, x.shape, x.dtype) * self.std(params)
-        return perturb(shot, e, params)
+        return add_noise(shot, key, params, self.scale)
 
-
-def perturb(shot: physics.Shot, delta, params) -> physics.Shot:
-    """``shot`` plus ``delta`` (..., 5) in shot units, clipped back into the playable range."""
-    return shot_from_array(clip_array(shot_array(shot) + delta, params))
+    def describe(self) -> dict:
+        """The standard deviations in their natural units (for results files)."""
+        return dict(scale=self.scale, phi_deg=self.scale * NOISE_PHI_DEG, V0=self.scale * NOISE_V0,
+                    theta_deg=self.scale * NOISE_THETA_DEG, offset_m=self.scale * NOISE_OFFSET_M)
 
 
 def pin_for_simulation(rules, states, params):
-    """(S, 2) where each state's pin stands, parked far off the table when it does not stand,
-    or None for the carom disciplines (no pin body at all)."""
-    if not rules.is_hungarian:
-        return None
-    standing = states.pin_state == PinState.STANDING
-    parked = jnp.full_like(states.pin_position, PIN_PARKED)
-    return jnp.where(standing[..., None], states.pin_position, parked)
+    """(S, 2) where the physics sees each state's pin (``rules.pin.in_play``), or None for the
+    disciplines without a pin (the discipline table's ``pin`` column: no pin body at all)."""
+    return rules_lib.pin.in_play(states) if rules.spec.pin else None
 
 
 def as_numpy_shot(shot: physics.Shot) -> dict:

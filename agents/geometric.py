@@ -18,8 +18,9 @@ import jax.numpy as jnp
 
 import physics
 from physics.params import Params
+import rules as rules_lib
 from agents import geometry
-from agents.base import PIN_PARKED, Planner, clip_shot
+from agents.base import Planner, clip_shot
 from rules import GameState, PinState, Rules
 from rules.state import RED_CAROM
 
@@ -33,11 +34,10 @@ def line_set(rules, state, params, table=None, check_obstacles=True, rolling=Tru
 
 
 def _line_set(table, hungarian, pin_radius, state, params, check_obstacles=True, rolling=True):
-    pin = None
-    if hungarian:
-        standing = state.pin_state == PinState.STANDING
-        pin = jnp.where(standing, state.pin_position, PIN_PARKED)
-    found = geometry.lines(table, state.positions, state.cue_ball, params, pin, pin_radius, check_obstacles, rolling)
+    pin = rules_lib.pin.in_play(state) if hungarian else None
+    stands = state.pin_state == PinState.STANDING
+    found = geometry.lines(table, state.positions, state.cue_ball, params, pin, pin_radius, check_obstacles, rolling,
+                           stands)
     return found, geometry.line_values(table, hungarian, state.positions.dtype)
 
 

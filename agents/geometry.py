@@ -317,10 +317,12 @@ def _rolling_contacts(O1, Q, C, cell1, spin, v_contact, rank, lo, size, R, u_s, 
 
 
 def lines(table: LineTable, positions, cue, params, pin_position=None, pin_radius=0.01,
-          check_obstacles=True, rolling=True) -> Lines:
+          check_obstacles=True, rolling=True, pin_stands=True) -> Lines:
     """Evaluate every line of ``table`` from ``positions`` (3, 2) with cue ball ``cue``.
 
     pin_position: (2,) where the pin stands (pin lines, and an obstacle for every line), or None.
+    pin_stands: () bool, False when the pin is down or off the table (``rules.pin.in_play``):
+    no pin line is possible and the pin blocks nothing.
     rolling: solve the contact with the cue ball's spin at the contact (``departure``); False:
     the closed-form stun ghost ball only (cheaper). Pure jnp: jit and vmap it over positions.
     """
@@ -385,7 +387,7 @@ def lines(table: LineTable, positions, cue, params, pin_position=None, pin_radiu
     if not rolling:
         carom_ok = carom_ok & (jnp.sum(dep_u * _unit(Q - G)[0], -1) > 0.99)
     pin_ok = (cut < MAX_PIN_CUT_DEG) & (pin_dist > rho)
-    ok = jnp.where(is_pin, pin_ok, carom_ok) & jnp.all((G >= lo) & (G <= hi), axis=-1)
+    ok = jnp.where(is_pin, pin_ok & pin_stands, carom_ok) & jnp.all((G >= lo) & (G <= hi), axis=-1)
     ok = ok & (L1 > 1e-6)
 
     if check_obstacles:
@@ -406,8 +408,8 @@ def lines(table: LineTable, positions, cue, params, pin_position=None, pin_radiu
         if has_pin:
             pin_imgs = image(pin[None], grid, lo, size)[None]  # (1, K, 2)
             reach = R + pin_radius
-            ok = ok & _clear(C, G_img, pin_imgs, reach)
-            ok = ok & (is_pin | _clear(G, Q, pin_imgs, reach))
+            clear = _clear(C, G_img, pin_imgs, reach) & (is_pin | _clear(G, Q, pin_imgs, reach))
+            ok = ok & (clear | ~pin_stands)
 
     # Speeds, backwards from the end of the line (see the module docstring).
     v_depart = _travel(ARRIVAL_SPEED, L2) / keep**k2

@@ -1,7 +1,6 @@
-"""Playing planned shots: execution noise, one batched simulation, the referee.
-
-``execute`` is what an environment step does with a strike, for a batch of games; the search
-agent uses the same pieces on its candidates.
+"""Playing planned shots: ``execute`` runs a batch of strikes through the environments' own
+stages (``billiards_env.functional``: the strike with its execution noise and the pin, the lane
+pool, the referee), so that agents are evaluated exactly as the environments play.
 """
 from __future__ import annotations
 
@@ -17,7 +16,8 @@ from physics.events import ShotResult
 from physics.params import Params
 from physics.simulate import DEFAULT_LANES
 import rules as rules_lib
-from agents.base import ExecutionNoise, pin_for_simulation
+from agents.base import ExecutionNoise, index_tree
+from billiards_env.functional import simulate_turns, strike
 from rules import GameState, Outcome, Rules
 
 
@@ -42,15 +42,18 @@ def shooter_points(outcome: Outcome, shooter: jax.Array) -> jax.Array:
     return jnp.take_along_axis(outcome.points, shooter[..., None], -1)[..., 0]
 
 
-@functools.partial(jax.jit, static_argnames=("noise",))
-def _with_noise(shots, key, params, noise):
-    return noise.apply(shots, key, params)
+@functools.partial(jax.jit, static_argnames=("pin",))
+def _strikes(states, shots, keys, params, scale, pin: bool):
+    """The environments' strike stage on every row: one noise draw per row key, the pin."""
+    return jax.vmap(lambda g, s, k: strike(g, s, k, params, scale, pin, False))(states, shots, keys)
 
 
-def simulate_states(game_rules, states, shots, params, lanes=DEFAULT_LANES):
-    """One batched simulation of ``shots`` (fields (B,)) from ``states`` (leaves (B, ...))."""
-    pin = pin_for_simulation(game_rules, states, params)
-    return physics.simulate_batch(states.positions, shots, states.cue_ball, params, pin=pin, lanes=lanes)
+def _row_keys(key, n: int):
+    """(n, 2): one PRNG key per row, from one key or given per row; fixed ones without a key."""
+    if key is None:
+        return jax.random.split(jax.random.PRNGKey(0), n)
+    key = jnp.asarray(key)
+    return key if key.ndim == 2 else jax.random.split(key, n)
 
 
 def _pad(tree, size):
@@ -65,24 +68,32 @@ def _pad(tree, size):
 def execute(game_rules: Rules, states: GameState, shots: physics.Shot, params: Params, key: Optional[jax.Array] = None,
             noise: Optional[ExecutionNoise] = None, lanes: int = DEFAULT_LANES, pad_to: Optional[int] = None,
             ) -> tuple[ShotResult, GameState, Outcome, physics.Shot]:
-    """Play ``shots`` (one per state, fields (B,)) with optional ``agents.ExecutionNoise``.
+    """Play ``shots`` (one per state, fields (B,)) through the environments' stages: the strike
+    (``billiards_env.functional.strike``: the execution noise of ``noise``, an
+    ``agents.ExecutionNoise``, and the pin from ``rules.pin.in_play``), the lane pool, the referee.
 
-    pad_to: simulate and judge a batch padded to this many rows (the padding is dropped), so
-    that batches of different sizes share one compiled simulation.
+    key: one PRNG key (split into one per row) or (B, 2) keys, one per row; needed for noise.
+    pad_to: play in batches of this many rows, the last one padded (the padding is dropped), so
+    that batches of every size share one compiled simulation.
     Returns (ShotResult, next GameState, Outcome), all with the leading axis B, and the shots
     as actually played.
     """
     B = int(np.shape(shots.V0)[0])
-    if noise is not None and noise.scale > 0:
-        if key is None:
-            raise ValueError("execution noise needs a PRNG key")
-        shots = _with_noise(shots, key, params, noise)
-    if pad_to is not None and pad_to < B:
-        raise ValueError(f"pad_to ({pad_to}) must be at least the batch size {B}")
-    run_states, run_shots = (states, shots) if pad_to is None else (_pad(states, pad_to), _pad(shots, pad_to))
-    results = simulate_states(game_rules, run_states, run_shots, params, lanes)
-    next_states, outcomes = referee_batch(game_rules, run_states, results, params)
-    if pad_to is not None:
-        results, next_states, outcomes = (jax.tree_util.tree_map(lambda x: x[:B], t)
-                                          for t in (results, next_states, outcomes))
-    return results, next_states, outcomes, shots
+    scale = 0.0 if noise is None else float(noise.scale)
+    if scale > 0 and key is None:
+        raise ValueError("execution noise needs a PRNG key")
+    if pad_to is not None and pad_to < 1:
+        raise ValueError(f"pad_to must be a positive number of rows, got {pad_to}")
+    keys = _row_keys(key, B)
+    size = B if pad_to is None else pad_to
+    parts = []
+    for start in range(0, B, size):
+        rows = slice(start, min(B, start + size))
+        run = (_pad(index_tree(t, rows), size) for t in (states, shots, keys))
+        turn = _strikes(*run, params, scale, pin=bool(game_rules.spec.pin))
+        results = simulate_turns(turn, params, lanes)
+        next_states, outcomes = referee_batch(game_rules, turn.game, results, params)
+        parts.append(index_tree((results, next_states, outcomes, turn.shot), slice(0, rows.stop - start)))
+    if len(parts) == 1:
+        return parts[0]
+    return jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *parts)

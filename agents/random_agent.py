@@ -7,9 +7,10 @@ import jax
 import jax.numpy as jnp
 
 import physics
+from physics.execution import OFFSET_MAX, V0_MAX, V0_MIN
 from physics.params import Params
 from rules import GameState, Rules
-from agents.base import OFFSET_MAX, V0_MAX, V0_MIN, Planner, disc_from_uniform
+from agents.base import Planner, disc_from_uniform
 
 
 def random_shots(key, shape, dtype=jnp.float64, v_min=V0_MIN, v_max=V0_MAX, max_offset=OFFSET_MAX) -> physics.Shot:

@@ -38,12 +38,12 @@ import jax
 import jax.numpy as jnp
 
 import physics
+from physics.execution import OFFSET_MAX, V0_MAX, V0_MIN, perturb, shot_array, shot_from_array
 from physics.params import Params
 from physics.simulate import DEFAULT_LANES
 from agents import geometry
 from agents.base import (
-    OFFSET_MAX, V0_MAX, V0_MIN, ExecutionNoise, Planner, clip_shot, disc_from_uniform, normal_from_uniform, perturb,
-    pin_for_simulation, shot_array, shot_from_array,
+    ExecutionNoise, Planner, clip_shot, disc_from_uniform, normal_from_uniform, pin_for_simulation,
 )
 from agents.geometric import line_set, lines_batch
 from agents.play import net_points, referee_batch

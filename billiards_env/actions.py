@@ -34,6 +34,7 @@ import numpy as np
 
 import physics
 import rules as rules_lib
+from physics import execution
 
 NAMES = ("aim", "speed", "elevation", "tip_u", "tip_v", "place", "base_spot", "respot", "side")
 N_ACTIONS = len(NAMES)
@@ -104,18 +105,9 @@ def from_shot(shot: physics.Shot, params):
 
 
 def add_noise(shot: physics.Shot, key, params) -> physics.Shot:
-    """The shot as executed: Gaussian noise of ``params.noise_std`` on (phi, V0, theta, a, b), then
-    kept inside what a cue can do (speed in [0, max_speed], elevation in [0, 89] deg, the tip
-    inside the miscue limit)."""
-    dtype = params.physics.dtype
-    eps = jax.random.normal(key, (5,), dtype) * params.noise_std
-    V0 = jnp.clip(shot.V0 + eps[1], 0.0, params.physics.cue.max_speed)
-    theta = jnp.clip(shot.theta + eps[2], 0.0, 89.0)
-    a, b = shot.a + eps[3], shot.b + eps[4]
-    limit = 0.999 * params.physics.cue.max_offset
-    r = jnp.sqrt(a * a + b * b)
-    shrink = jnp.where(r > limit, limit / jnp.where(r > 0, r, 1.0), 1.0)
-    return physics.Shot(V0=V0, phi=shot.phi + eps[0], theta=theta, a=a * shrink, b=b * shrink)
+    """The shot as executed: ``physics.execution.add_noise`` at the scale ``params.noise`` (the
+    noise model the agents' ``ExecutionNoise`` plays too), kept inside what a cue can do."""
+    return execution.add_noise(shot, key, params.physics, params.noise)
 
 
 def apply_choices(game_rules, game, action, phys):

@@ -28,15 +28,15 @@ from jax.typing import ArrayLike
 
 import physics
 import rules as rules_lib
+from physics import execution
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
 from physics.pytree import pytree_dataclass, replace
+from physics.simulate import DEFAULT_LANES
 from rules import Call, Reason
 from rules.outcome import quiet_outcome
-
-DEFAULT_LANES = 128
 
 
 @pytree_dataclass
@@ -125,15 +125,22 @@ class Turn(NamedTuple):
     pin: Any  # (2,) where the physics puts the pin, or None (carom games)
 
 
+def strike(game, shot, key, phys, noise, pin: bool, skip) -> Turn:
+    """The stage every shot goes through, the environments' and the agents' (``agents.execute``):
+    ``shot`` as executed (``physics.execution.add_noise`` at scale ``noise``; V0 = 0 when
+    ``skip``: nothing moves) and the pin where the physics sees it. pin: the discipline has one."""
+    shot = execution.add_noise(shot, key, phys, noise)
+    shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
+    return Turn(game, shot, pin_for_physics(game, pin))
+
+
 def _prepare(cfg, params, game, action, key, skip):
-    """The choices written into the game, and the strike (with noise; V0 = 0 when ``skip`` or
-    when the params are invalid: nothing moves, and ``judge`` voids the shot)."""
+    """The choices written into the game, and the strike (``strike``; nothing moves when
+    ``skip`` or when the params are invalid, and ``judge`` voids the shot)."""
     action = actions.sanitize(action)
     game = actions.apply_choices(params.rules, game, action, params.physics)
-    shot = actions.add_noise(actions.to_shot(action, params), key, params)
     skip = skip | ~params_are_valid(params)
-    shot = replace(shot, V0=jnp.where(skip, jnp.zeros_like(shot.V0), shot.V0))
-    return Turn(game, shot, pin_for_physics(game, cfg.pin))
+    return strike(game, actions.to_shot(action, params), key, params.physics, params.noise, cfg.pin, skip)
 
 
 def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
@@ -177,7 +184,7 @@ def opponent_begin(cfg: Config, carry: dict, params: EnvParams) -> Turn:
     game = carry["game"]
     k_policy, k_noise = jax.random.split(jax.random.fold_in(carry["key"], carry["n"]))
     obs = observe(params.rules, game, params, jnp.zeros((), jnp.int32))
-    action = cfg.policy(k_policy, obs, params)
+    action = modes.act(cfg.policy, k_policy, obs, params, game)
     return _prepare(cfg, params, game, action, k_noise, ~opponent_to_play(cfg, carry))
 
 
@@ -249,16 +256,20 @@ def _python_loop(cond, body, carry):
     return carry
 
 
+def simulate_turns(turn: Turn, phys, lanes: int = DEFAULT_LANES, staged: bool = True):
+    """The physics stage for a batch of turns (leaves (B, ...)): the lane pool."""
+    pool = simulate_pool_jit if staged else simulate_pool_fn
+    return pool(turn.game.positions, turn.shot, turn.game.cue_ball, phys, turn.pin, lanes=lanes)
+
+
 def _simulator(batched: bool, staged: bool, lanes: int):
     """The physics stage: ``physics.simulate``'s loop for one shot, the lane pool for a batch."""
     single = simulate_jit if staged else simulate_fn
-    pool = simulate_pool_jit if staged else simulate_pool_fn
 
     def simulate(turn: Turn, params):
-        game = turn.game
         if batched:
-            return pool(game.positions, turn.shot, game.cue_ball, params.physics, turn.pin, lanes=lanes)
-        return single(game.positions, turn.shot, game.cue_ball, params.physics, turn.pin)
+            return simulate_turns(turn, params.physics, lanes, staged)
+        return single(turn.game.positions, turn.shot, turn.game.cue_ball, params.physics, turn.pin)
 
     return simulate
 
@@ -396,7 +407,8 @@ def make_functional(discipline: str, mode: str = "shot", opponent: modes.Opponen
                     **values) -> FunctionalEnv:
     """A discipline's functional environment (``FunctionalEnv``); ``env.default_params`` holds the
     options. discipline: one of ``rules.DISCIPLINES``; mode: "shot", "inning" or "game";
-    opponent ("game" mode): "random", "two_player" or a policy; rule_options, physics_options and
+    opponent ("game" mode): "random", "two_player", a policy or a ``modes.StatePolicy`` (e.g.
+    ``agents.Planner.as_policy()``); rule_options, physics_options and
     the other values: see ``billiards_env.params.default_params``."""
     params = default_params(discipline, rule_options=rule_options, physics_options=physics_options, **values)
     return FunctionalEnv(discipline, mode, opponent, params)

@@ -15,6 +15,9 @@ other side is one of:
 
 * ``"random"`` (default): a built-in player whose actions are uniform in [-1, 1];
 * a policy ``policy(key, observation, params) -> action`` (a pure JAX function, (9,) in [-1, 1]);
+* a ``StatePolicy``, a policy that also sees the referee's game state,
+  ``policy(key, observation, params, game) -> action``: e.g. any planner of ``agents``
+  (``agents.Planner.as_policy()``: the search agent as the built-in opponent);
 * ``"two_player"``: no built-in opponent; each step is a shot by ``state.current_player`` and
   ``state.rewards`` holds both players' rewards (self-play, the two-player adapters).
 
@@ -24,6 +27,7 @@ and his fouls' points count in that step's rewards.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Optional, Union
 
 import jax.numpy as jnp
@@ -32,10 +36,31 @@ from billiards_env.actions import random_action
 
 MODES = ("shot", "inning", "game")
 OPPONENTS = ("random", "two_player")
-# A built-in opponent: a name of OPPONENTS, None (none), or a policy (key, observation, params) -> action.
+# A built-in opponent: a name of OPPONENTS, None (none), a policy (key, observation, params) -> action,
+# or a StatePolicy (key, observation, params, game) -> action.
 Opponent = Union[str, Callable[..., Any], None]
 AGENT = 0  # the learning player against a built-in opponent
 MAX_OPPONENT_SHOTS = 64  # a run of the built-in opponent longer than this truncates the episode
+
+
+@dataclasses.dataclass(frozen=True)
+class StatePolicy:
+    """A built-in opponent that reads the game state: ``fn(key, observation, params, game) ->
+    action``, with ``game`` the ``rules.GameState`` he shoots from. Equal wrappers of equal
+    functions share compiled steps (the environment's Config hashes its policy)."""
+
+    fn: Callable[..., Any]
+
+    def __call__(self, key, observation, params, game):
+        return self.fn(key, observation, params, game)
+
+
+def act(policy: Callable[..., Any], key, observation, params, game):
+    """The built-in opponent's action: a ``StatePolicy`` is given the game state too, any other
+    policy the observation only."""
+    if isinstance(policy, StatePolicy):
+        return policy(key, observation, params, game)
+    return policy(key, observation, params)
 
 
 def check_mode(mode: str) -> str:

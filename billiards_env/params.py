@@ -19,16 +19,11 @@ import numpy as np
 
 import physics
 import rules as rules_lib
+from physics import execution
 from physics import params as physics_params
 from physics import pytree
 from physics.params import FRACTION, NON_NEGATIVE, POSITIVE, Range
 from physics.pytree import pytree_dataclass
-
-# Execution noise of the computational-pool tournaments (standard deviations; docs/physics.md section 6).
-NOISE_PHI_DEG = 0.125
-NOISE_V0 = 0.075  # m/s
-NOISE_THETA_DEG = 0.1
-NOISE_OFFSET_M = 0.0005  # a and b, in metres at the ball
 
 
 @pytree_dataclass
@@ -77,14 +72,9 @@ class EnvParams:
 
     @property
     def noise_std(self):
-        """(5,) standard deviations in shot units, order (phi deg, V0 m/s, theta deg, a, b) with
-        a and b as fractions of R, times ``noise``."""
-        offset = NOISE_OFFSET_M / self.physics.ball.radius
-        std = jnp.stack([
-            jnp.asarray(NOISE_PHI_DEG, offset.dtype), jnp.asarray(NOISE_V0, offset.dtype),
-            jnp.asarray(NOISE_THETA_DEG, offset.dtype), offset, offset,
-        ])
-        return std * self.noise
+        """(5,) standard deviations in shot units, order (V0 m/s, phi deg, theta deg, a, b) with
+        a and b as fractions of R, times ``noise`` (``physics.execution.noise_std``)."""
+        return execution.noise_std(self.physics, self.noise)
 
 
 # name -> (default, kind, allowed values). Every float is finite; theta_max and offset_max are
@@ -92,10 +82,10 @@ class EnvParams:
 # rewards (0 would hide every point, a negative one reward fouls).
 _ENV_LEAVES = {
     "noise": (0.0, "float", NON_NEGATIVE),
-    "v_min": (0.5, "float", NON_NEGATIVE),
-    "v_max": (8.0, "float", POSITIVE),
-    "theta_max": (60.0, "float", Range(0.0, 90.0)),
-    "offset_max": (0.5, "float", Range(0.0, 1.0)),
+    "v_min": (execution.V0_MIN, "float", NON_NEGATIVE),
+    "v_max": (execution.V0_MAX, "float", POSITIVE),
+    "theta_max": (execution.THETA_MAX, "float", Range(0.0, 90.0)),
+    "offset_max": (execution.OFFSET_MAX, "float", Range(0.0, 1.0)),
     "zero_sum": (False, "bool", Range(0, 1, low_open=False, high_open=False)),
     "reward_scale": (1.0, "float", POSITIVE),
     "max_steps": (200, "int", Range(1, low_open=False)),

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
 import os
 import time
@@ -101,12 +100,6 @@ def put_rows(tree, rows, values):
 def _shot_keys(row_keys, shot):
     """(N, 2, 2): per row, the planning and the noise key of its shot number ``shot``."""
     return jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, shot)))(row_keys)
-
-
-@functools.partial(jax.jit, static_argnames=("noise",))
-def _with_noise(shots, keys, params, noise: ExecutionNoise):
-    """Each shot with its own noise draw (so a row's luck does not depend on the others)."""
-    return jax.vmap(lambda s, k: noise.apply(s, k, params))(shots, keys)
 
 
 @jax.jit
@@ -201,8 +194,7 @@ def play_round(players, seats, game, params, states, keys, noise: float, batch: 
 
     players: the Players; seats: (n,) which of them shoots in each row; keys: (n, 2, 2) each
     row's planning and noise keys. Returns (planned shots (n, 5), next states and outcomes on
-    the host, and the simulations as ``(first row, ShotResult of --batch rows)`` pairs, for
-    whoever wants to draw a shot).
+    the host, and the ShotResult of the n rows, for whoever wants to draw a shot).
     """
     keys = np.asarray(keys)
     n = keys.shape[0]
@@ -211,21 +203,10 @@ def play_round(players, seats, game, params, states, keys, noise: float, batch: 
         mine = np.nonzero(seats == j)[0]
         if mine.size:
             planned[mine] = player.decide(game, index_tree(states, mine), params, keys[mine, 0])
-    noise_model = ExecutionNoise(float(noise)) if noise > 0 else None
-    nexts, outs, results = [], [], []
-    for start in range(0, n, batch):
-        m = min(batch, n - start)
-        rows = slice(start, start + m)
-        sub = pad_rows(index_tree(states, rows), batch)
-        shots = shot_from_array(jnp.asarray(pad_rows(planned[rows], batch)))
-        if noise_model is not None:
-            shots = _with_noise(shots, jnp.asarray(pad_rows(keys[rows, 1], batch)), params, noise_model)
-        result, nxt, out, _ = execute(game, sub, shots, params, pad_to=batch)
-        nexts.append(index_tree(to_host(nxt), slice(0, m)))
-        outs.append(index_tree(to_host(out), slice(0, m)))
-        results.append((start, result))
-    cat = lambda trees: jax.tree_util.tree_map(lambda *x: np.concatenate(x), *trees)  # noqa: E731
-    return planned, cat(nexts), cat(outs), results
+    shots = shot_from_array(jnp.asarray(planned))
+    result, nxt, out, _ = execute(game, states, shots, params, key=keys[:, 1], noise=ExecutionNoise(float(noise)),
+                                  pad_to=batch)
+    return planned, to_host(nxt), to_host(out), result
 
 
 def shot_records(part, labels, rows, shot, states, outcomes, planned):
@@ -256,11 +237,7 @@ def run_innings(player: Player, game, params, n: int, *, start: str = "random", 
     states = first_states(game, params, n, start, keys)
     shooter = np.asarray(states.current_player).copy()
     active = np.ones(n, bool)
-    points = np.zeros(n, int)
-    net = np.zeros(n, int)
-    shots = np.zeros(n, int)
-    fouls = np.zeros(n, int)
-    successes = np.zeros(n, int)
+    points, net, shots, fouls, successes = np.zeros((5, n), int)  # per inning
     ended = np.array(["capped"] * n, dtype=object)
     shot_rows = []
     bar = tqdm(total=n, desc=f"{player.label} innings", unit="inning", disable=not progress, leave=False)
@@ -354,11 +331,7 @@ def run_games(players, game, params, n: int, *, noise: float = 1.0, max_shots: i
     seat = np.zeros((n, 2), int) if len(players) == 1 else np.tile([0, 1], (n, 1))
     labels = [[players[seat[g, p]].label for p in (0, 1)] for g in range(n)]
     active = np.ones(n, bool)
-    shots = np.zeros(n, int)
-    open_points = np.zeros(n, int)
-    open_net = np.zeros(n, int)
-    open_shots = np.zeros(n, int)
-    open_from = np.zeros(n, int)
+    shots, open_points, open_net, open_shots, open_from = np.zeros((5, n), int)  # per game
     inning_rows, shot_rows = [], []
     bar = tqdm(total=n, desc=" vs ".join(p.label for p in players) + " games", unit="game",
                disable=not progress, leave=False)
@@ -456,56 +429,56 @@ def _short(label: str, width: int = 26) -> str:
     return label if len(label) <= width else label[: width - 1] + "\u2026"
 
 
-def plot_innings(path, rows, title):
+def _plot_panels(path, rows, title, panels):
+    """One figure of bar panels side by side, one bar per row (agent) and series, saved to
+    ``path``. panels: (y label, series, y limits or None); series: (value key, low key, high key,
+    colour, legend label or None), drawn side by side."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     labels = [r["agent"] for r in rows]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    _bars(axes[0], labels, [r["points_per_inning"] for r in rows], [r["points_low"] for r in rows],
-          [r["points_high"] for r in rows], "#4f81bd")
-    axes[0].set_ylabel("points per inning (95 % interval)")
-    axes[0].axhline(0, color="black", lw=0.8)
-    _bars(axes[1], labels, [r["success_rate"] for r in rows], [r["success_low"] for r in rows],
-          [r["success_high"] for r in rows], "#9bbb59", -0.2, 0.4, "success")
-    _bars(axes[1], labels, [r["foul_rate"] for r in rows], [r["foul_low"] for r in rows],
-          [r["foul_high"] for r in rows], "#c0504d", 0.2, 0.4, "foul")
-    axes[1].set_ylim(0, 1.05)
-    axes[1].set_ylabel("rate per shot (95 % Wilson interval)")
-    axes[1].legend(fontsize=8)
-    _bars(axes[2], labels, [r["shots_per_inning"] for r in rows], [r["shots_low"] for r in rows],
-          [r["shots_high"] for r in rows], "#8064a2")
-    axes[2].set_ylabel("shots per inning (95 % interval)")
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.6))
+    for ax, (ylabel, series, ylim) in zip(np.atleast_1d(axes), panels):
+        width = 0.8 / len(series)
+        for j, (key, low, high, colour, name) in enumerate(series):
+            _bars(ax, labels, [r[key] for r in rows], [r[low] for r in rows], [r[high] for r in rows], colour,
+                  (j - (len(series) - 1) / 2) * width, width, name)
+        ax.set_ylabel(ylabel)
+        ax.axhline(0, color="black", lw=0.8)
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        if len(series) > 1:
+            ax.legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot_innings(path, rows, title):
+    """Points per inning, success and foul rates per shot, shots per inning."""
+    _plot_panels(path, rows, title, [
+        ("points per inning (95 % interval)", [("points_per_inning", "points_low", "points_high", "#4f81bd", None)],
+         None),
+        ("rate per shot (95 % Wilson interval)", [
+            ("success_rate", "success_low", "success_high", "#9bbb59", "success"),
+            ("foul_rate", "foul_low", "foul_high", "#c0504d", "foul")], (0, 1.05)),
+        ("shots per inning (95 % interval)", [("shots_per_inning", "shots_low", "shots_high", "#8064a2", None)], None),
+    ])
 
 
 def plot_games(path, rows, title):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    labels = [r["agent"] for r in rows]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
-    _bars(axes[0], labels, [r["length_innings"] for r in rows], [r["length_low"] for r in rows],
-          [r["length_high"] for r in rows], "#4f81bd")
-    axes[0].set_ylabel("game length, innings (finished games, 95 %)")
-    _bars(axes[1], labels, [r["general_average"] for r in rows], [r["average_low"] for r in rows],
-          [r["average_high"] for r in rows], "#9bbb59")
-    axes[1].set_ylabel("general average, points per inning (95 %)")
-    _bars(axes[2], labels, [r["win_rate"] for r in rows], [r["win_low"] for r in rows],
-          [r["win_high"] for r in rows], "#c0504d")
-    axes[2].set_ylim(0, 1.05)
-    axes[2].set_ylabel("games won (95 % Wilson; self-play: by the breaker)")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    """Game length, general average and games won per agent."""
+    _plot_panels(path, rows, title, [
+        ("game length, innings (finished games, 95 %)", [("length_innings", "length_low", "length_high", "#4f81bd",
+                                                          None)], None),
+        ("general average, points per inning (95 %)", [("general_average", "average_low", "average_high", "#9bbb59",
+                                                        None)], None),
+        ("games won (95 % Wilson; self-play: by the breaker)", [("win_rate", "win_low", "win_high", "#c0504d", None)],
+         (0, 1.05)),
+    ])
 
 
 # --- the command -------------------------------------------------------------------------------
@@ -629,7 +602,7 @@ def write_results(out_dir, result, seconds, name="evaluate"):
     write_csv(os.path.join(out_dir, "games_summary.csv"), result["games_summary"])
     settings = result["settings"]
     summary = dict(settings=settings, summary=result["summary"], games_summary=result["games_summary"],
-                   games=result["games"], execution_noise_std=dataclasses.asdict(ExecutionNoise(settings["noise"])),
+                   games=result["games"], execution_noise_std=ExecutionNoise(settings["noise"]).describe(),
                    machine=machine_info(), seconds=seconds)
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=float)

@@ -118,9 +118,8 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
         part = slice(first, min(n, first + batch))
         sub = index_tree(states, part)
         m = part.stop - part.start
-        planned, _, outcomes, results = ev.play_round([player], np.zeros(m, int), game, params, sub,
-                                                      shot_keys[part], noise, batch)
-        result_batch = results[0][1]
+        planned, _, outcomes, result_batch = ev.play_round([player], np.zeros(m, int), game, params, sub,
+                                                           shot_keys[part], noise, batch)
         for i in range(m):
             r = first + i
             result = index_tree(result_batch, i)

@@ -27,7 +27,6 @@ import os
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 import physics
@@ -37,6 +36,7 @@ from agents import (
     random_states, shooter_points, stack_states, starting_state,
 )
 from agents.base import index_tree
+from experiments import evaluate as ev
 from experiments.common import AgentSpecError, machine_info, make_agent, mean_ci, parse_config, wilson, write_csv
 
 AGENTS = ("random", "geometric", "search")
@@ -66,20 +66,9 @@ def decide(agent, game, states, params, keys):
 
 
 def play(game, states, shots, params, noise: float, key):
-    """Outcomes of one shot per state, with execution noise of the given scale."""
-    noise_model = ExecutionNoise(noise) if noise > 0 else None
-    out_states, outcomes = [], []
-    n = int(shots.V0.shape[0])
-    for start in range(0, n, PAD):
-        part = slice(start, min(n, start + PAD))
-        sub_states = index_tree(states, part)
-        sub_shots = index_tree(shots, part)
-        _, nxt, out, _ = execute(game, sub_states, sub_shots, params, key=jax.random.fold_in(key, start),
-                                 noise=noise_model, pad_to=PAD)
-        out_states.append(nxt)
-        outcomes.append(out)
-    cat = lambda trees: jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *trees)  # noqa: E731
-    return cat(out_states), cat(outcomes)
+    """Next states and outcomes of one shot per state, with execution noise of the given scale."""
+    _, nxt, outcomes, _ = execute(game, states, shots, params, key=key, noise=ExecutionNoise(noise), pad_to=PAD)
+    return nxt, outcomes
 
 
 def three_cushion(args, exact, noisy, shot_rows):
@@ -158,37 +147,17 @@ def hungarian(args, exact, noisy, shot_rows):
                         index=i, points=int(net[i]), foul=bool(outcomes.foul[i]), reason=int(outcomes.reason[i]),
                         **{f: float(getattr(shots, f)[i]) for f in ("V0", "phi", "theta", "a", "b")},
                     ))
-            # Points per inning.
+            # Points per inning: experiments.evaluate's innings (its planning chunks, noise and referee).
             n = args.innings
             if n > 0:
                 print(f"Hungarian, innings, noise {noise:g}: {name} ({n} innings)", flush=True)
-                states = random_states(game, jax.random.fold_in(key, 11), params, n)
-                start_player = np.asarray(states.current_player)
-                total = np.zeros(n)
-                shots_taken = np.zeros(n, int)
-                fouls = 0
-                active = np.ones(n, bool)
-                for step in range(args.max_inning_shots):
-                    keys = jax.random.split(jax.random.fold_in(key, 1000 + step), n)
-                    if isinstance(agent, SearchAgent):
-                        picked = [agent.plan(game, index_tree(states, i), params, keys[i]) if active[i]
-                                  else agent_placeholder(params) for i in range(n)]
-                        shots = stack_states(picked)
-                    else:
-                        shots = agent.plan_batch(game, states, params, keys)
-                    nxt, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 2000 + step))
-                    net = np.asarray(net_points(outcomes, states.current_player))
-                    total += np.where(active, net, 0)
-                    shots_taken += active
-                    fouls += int(np.sum(active & np.asarray(outcomes.foul)))
-                    over = np.asarray(outcomes.turn_passes) | np.asarray(outcomes.game_over)
-                    over |= np.asarray(nxt.current_player) != start_player
-                    keep = jnp.asarray(active & ~over)
-                    states = jax.tree_util.tree_map(lambda new, old, keep=keep: jnp.where(
-                        keep.reshape(keep.shape + (1,) * (new.ndim - 1)), new, old), nxt, states)
-                    active = active & ~over
-                    if not active.any():
-                        break
+                batch = min(n, ev.BATCH)
+                player = ev.Player(name, agent, ev.plan_chunk(agent, batch))
+                innings, _ = ev.run_innings(player, game, params, n, noise=noise, max_shots=args.max_inning_shots,
+                                            seed=args.seed + 1, stream=int(10 * noise), batch=batch, progress=False)
+                total = np.array([r["net_points"] for r in innings], float)
+                shots_taken = np.array([r["shots"] for r in innings])
+                fouls = sum(r["fouls"] for r in innings)
                 m, low, high = mean_ci(total)
                 rows.append(dict(
                     discipline="hungarian_1000", mode="inning", noise=noise, agent=name, count=n,
@@ -201,10 +170,29 @@ def hungarian(args, exact, noisy, shot_rows):
     return rows
 
 
-def agent_placeholder(params):
-    """A shot for an inning that is already over (played but not counted)."""
-    z = jnp.zeros((), params.dtype)
-    return physics.Shot(V0=z + 1.0, phi=z, theta=z, a=z, b=z)
+COLOURS = {"random": "#9e9e9e", "geometric": "#4f81bd", "search": "#c0504d"}
+
+
+def _grouped_bars(ax, rows, group_of, tick_of, value, low, high, title):
+    """One bar per agent in each group of rows (``group_of(row)``), with its interval; an empty
+    panel when there are no rows."""
+    groups = list(dict.fromkeys(group_of(r) for r in rows))
+    agents_seen = list(dict.fromkeys(r["agent"] for r in rows))
+    width = 0.8 / max(1, len(agents_seen))
+    for j, name in enumerate(agents_seen):
+        mine = [(groups.index(group_of(r)), r) for r in rows if r["agent"] == name]
+        xs = [g + (j - (len(agents_seen) - 1) / 2) * width for g, _ in mine]
+        ys = np.array([r[value] for _, r in mine], float)
+        err = np.array([[r[value] - r[low] for _, r in mine], [r[high] - r[value] for _, r in mine]], float)
+        ax.bar(xs, ys, width, yerr=np.clip(np.nan_to_num(err), 0, None), capsize=3, label=name,
+               color=COLOURS.get(name))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([tick_of(g) for g in groups], fontsize=8)
+    ax.set_title(title)
+    if rows:
+        ax.legend(fontsize=8)
+    else:
+        ax.axis("off")
 
 
 def plot(path, tc_rows, hu_rows):
@@ -214,57 +202,18 @@ def plot(path, tc_rows, hu_rows):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
-    ax = axes[0]
-    groups = [(r["layouts"], r["noise"]) for r in tc_rows]
-    groups = list(dict.fromkeys(groups))
-    agents_seen = list(dict.fromkeys(r["agent"] for r in tc_rows))
-    width = 0.8 / max(1, len(agents_seen))
-    colours = {"random": "#9e9e9e", "geometric": "#4f81bd", "search": "#c0504d"}
-    for j, name in enumerate(agents_seen):
-        xs, ys, lo, hi = [], [], [], []
-        for g, (layouts, noise) in enumerate(groups):
-            for r in tc_rows:
-                if r["agent"] == name and r["layouts"] == layouts and r["noise"] == noise:
-                    xs.append(g + (j - (len(agents_seen) - 1) / 2) * width)
-                    ys.append(r["success_rate"])
-                    lo.append(max(0.0, r["success_rate"] - r["ci_low"]))
-                    hi.append(max(0.0, r["ci_high"] - r["success_rate"]))
-        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=name, color=colours.get(name))
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{layouts}\n{'noise' if noise else 'exact'}" for layouts, noise in groups], fontsize=8)
-    ax.axhline(0.6, color="black", lw=0.8, ls="--")
-    ax.axhline(0.4, color="black", lw=0.8, ls=":")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("success rate (95 % Wilson interval)")
-    ax.set_title("three-cushion, one shot")
-    if tc_rows:
-        ax.legend(fontsize=8)
-    else:
-        ax.axis("off")
-
-    ax = axes[1]
-    groups = list(dict.fromkeys((r["mode"], r["noise"]) for r in hu_rows))
-    agents_seen = list(dict.fromkeys(r["agent"] for r in hu_rows))
-    width = 0.8 / max(1, len(agents_seen))
-    for j, name in enumerate(agents_seen):
-        xs, ys, err = [], [], []
-        for g, (mode, noise) in enumerate(groups):
-            for r in hu_rows:
-                if r["agent"] == name and r["mode"] == mode and r["noise"] == noise:
-                    xs.append(g + (j - (len(agents_seen) - 1) / 2) * width)
-                    ys.append(r["mean_points"])
-                    half = r["ci_high"] - r["mean_points"]
-                    err.append(0.0 if not np.isfinite(half) else max(0.0, half))
-        ax.bar(xs, ys, width, yerr=err, capsize=3, label=name, color=colours.get(name))
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"per {mode}\n{'noise' if noise else 'exact'}" for mode, noise in groups], fontsize=8)
-    ax.axhline(0.0, color="black", lw=0.8)
-    ax.set_ylabel("points (95 % interval)")
-    ax.set_title("Hungarian 1000")
-    if hu_rows:
-        ax.legend(fontsize=8)
-    else:
-        ax.axis("off")
+    _grouped_bars(axes[0], tc_rows, lambda r: (r["layouts"], r["noise"]),
+                  lambda g: f"{g[0]}\n{'noise' if g[1] else 'exact'}", "success_rate", "ci_low", "ci_high",
+                  "three-cushion, one shot")
+    axes[0].axhline(0.6, color="black", lw=0.8, ls="--")
+    axes[0].axhline(0.4, color="black", lw=0.8, ls=":")
+    axes[0].set_ylim(0, 1.05)
+    axes[0].set_ylabel("success rate (95 % Wilson interval)")
+    _grouped_bars(axes[1], hu_rows, lambda r: (r["mode"], r["noise"]),
+                  lambda g: f"per {g[0]}\n{'noise' if g[1] else 'exact'}", "mean_points", "ci_low", "ci_high",
+                  "Hungarian 1000")
+    axes[1].axhline(0.0, color="black", lw=0.8)
+    axes[1].set_ylabel("points (95 % interval)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -312,8 +261,7 @@ def main(argv=None):
         three_cushion=tc_rows, hungarian=hu_rows,
         search_exact=dataclasses.asdict(exact), search_noisy=dataclasses.asdict(noisy),
         budget_exact=exact.describe(), budget_noisy=noisy.describe(),
-        execution_noise_std=dict(phi_deg=ExecutionNoise().phi_deg, V0=ExecutionNoise().v0,
-                                 theta_deg=ExecutionNoise().theta_deg, offset_m=ExecutionNoise().offset_m),
+        execution_noise_std=ExecutionNoise().describe(),
         arguments={k: v for k, v in vars(args).items()},
         machine=machine_info(),
         seconds=time.perf_counter() - t0,

@@ -58,13 +58,12 @@ from tqdm import tqdm
 
 import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
-from agents.base import index_tree
 from agents.learned import LearnedAgent
 from experiments.common import machine_info, mean_ci, wilson, write_csv
 
 ALGOS = ("ppo", "sac")
 SHAPINGS = ("none", "carom")
-EVAL_BATCH = 500  # evaluation shots are simulated in padded batches of this size (one compilation)
+EVAL_BATCH = 500  # evaluation shots are played in padded batches of this size (one compilation)
 # Per algorithm: n_envs, learning rate, minibatch size (see the module docstring).
 DEFAULTS = {"ppo": dict(n_envs=512, lr=1e-3, batch_size=512), "sac": dict(n_envs=64, lr=3e-4, batch_size=256)}
 
@@ -140,26 +139,19 @@ class Evaluation:
         self.params = env_params.physics
         self.states = random_states(self.game, key, self.params, n)
         self.n = n
-        self.noise = ExecutionNoise(noise) if noise > 0 else None
+        self.noise = ExecutionNoise(noise)
         self.zero_sum = zero_sum
         self.plan_key, self.noise_key = jax.random.split(jax.random.fold_in(key, 1))
 
     def run(self, planner) -> dict:
-        points, rewards, fouls = [], [], []
-        for start in range(0, self.n, EVAL_BATCH):
-            part = slice(start, min(self.n, start + EVAL_BATCH))
-            states = index_tree(self.states, part)
-            keys = jax.random.split(jax.random.fold_in(self.plan_key, start), part.stop - part.start)
-            shots = planner.plan_batch(self.game, states, self.params, keys)
-            _, _, outcomes, _ = execute(self.game, states, shots, self.params,
-                                        key=jax.random.fold_in(self.noise_key, start), noise=self.noise,
-                                        pad_to=EVAL_BATCH)
-            shooter = states.current_player
-            points.append(np.asarray(shooter_points(outcomes, shooter)))
-            reward = net_points(outcomes, shooter) if self.zero_sum else shooter_points(outcomes, shooter)
-            rewards.append(np.asarray(reward))
-            fouls.append(np.asarray(outcomes.foul))
-        points, rewards, fouls = (np.concatenate(x) for x in (points, rewards, fouls))
+        keys = jax.random.split(self.plan_key, self.n)
+        shots = planner.plan_batch(self.game, self.states, self.params, keys)
+        _, _, outcomes, _ = execute(self.game, self.states, shots, self.params, key=self.noise_key,
+                                    noise=self.noise, pad_to=EVAL_BATCH)
+        shooter = self.states.current_player
+        points = np.asarray(shooter_points(outcomes, shooter))
+        rewards = np.asarray(net_points(outcomes, shooter) if self.zero_sum else shooter_points(outcomes, shooter))
+        fouls = np.asarray(outcomes.foul)
         k = int((points > 0).sum())
         low, high = wilson(k, self.n)
         mean, mean_low, mean_high = mean_ci(rewards)

@@ -11,10 +11,11 @@ AWAY = (-1.0, -1.0)
 
 
 def in_play(state):
-    """(2,): where the physics sees the pin of a ``GameState``: its place while it stands, else
-    ``AWAY``."""
+    """(..., 2): where the physics sees the pin of a ``GameState`` (or of a batch of them): its
+    place while it stands, else ``AWAY``."""
     away = jnp.asarray(AWAY, state.pin_position.dtype)
-    return jnp.where(state.pin_state == PinState.STANDING, state.pin_position, away)
+    standing = jnp.asarray(state.pin_state == PinState.STANDING)[..., None]
+    return jnp.where(standing, state.pin_position, away)
 
 
 def after_shot(rules, params, pin_state, pin_position, fell, lying_position, positions, present):

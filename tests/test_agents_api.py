@@ -190,3 +190,30 @@ def test_a_planner_drives_the_environment_with_the_shot_it_planned():
     # beyond the action's ranges: clipped into them (10 m/s -> v_max, the tip back onto its disc)
     far = from_shot(physics.Shot(V0=10.0, phi=-190.0, theta=80.0, a=0.55, b=0.0), params)
     np.testing.assert_allclose(np.asarray(far[:5]), [170.0 / 180.0, 1.0, 1.0, 1.0, 0.0], atol=1e-6)
+
+
+def test_execute_plays_shots_as_the_environment_step_does():
+    # agents.execute runs the environment's own stages: with the step's noise keys it plays the
+    # same noisy strikes, and the referee gives the same verdicts and layouts.
+    from billiards_env import actions
+    from billiards_env.params import replace
+    from billiards_env.runner import _split
+    from tests.test_env_support import BATCH, fenv, random_actions, runner
+
+    env = fenv("three_cushion")
+    params = replace(env.default_params, noise=jnp.asarray(1.0), start_probability=jnp.asarray(0.0))
+    run = runner(env, BATCH)
+    states = run.reset(jax.random.PRNGKey(11), params)
+    acts = random_actions(jax.random.PRNGKey(12), BATCH)
+    key = jax.random.PRNGKey(13)
+    _, stepped = run.step(states, acts, key, params)
+    noise_keys = jax.vmap(lambda k: jax.random.fold_in(k, 0))(_split(BATCH)(key)[0])
+    asked = jax.vmap(lambda a: actions.to_shot(actions.sanitize(a), params))(acts)
+    _, nxt, out, played = agents.execute(params.rules, states.game, asked, params.physics, key=noise_keys,
+                                         noise=ExecutionNoise(1.0), lanes=BATCH)
+    for f in ("V0", "phi", "theta", "a", "b"):
+        np.testing.assert_array_equal(np.asarray(getattr(played, f)), np.asarray(getattr(stepped.shot, f)), f)
+    assert np.all(np.asarray(played.phi) != np.asarray(asked.phi))
+    np.testing.assert_array_equal(np.asarray(out.points), np.asarray(stepped.outcome.points))
+    np.testing.assert_array_equal(np.asarray(out.reason), np.asarray(stepped.outcome.reason))
+    np.testing.assert_allclose(np.asarray(nxt.positions), np.asarray(stepped.game.positions), rtol=0, atol=1e-12)

@@ -11,8 +11,9 @@ import pytest
 import billiards_env
 import physics
 import rules
+from agents import ExecutionNoise, Planner, SearchAgent
 from agents.base import index_tree
-from billiards_env import actions, functional, observation
+from billiards_env import actions, functional, modes, observation
 from billiards_env.params import replace
 from tests.test_rules_support import REFEREE
 from tests.test_env_support import BATCH, fenv, random_actions, runner, tree_equal
@@ -60,6 +61,24 @@ def test_noise_has_the_pool_standard_deviations_and_is_off_by_default():
     for field, std in (("phi", 0.125), ("V0", 0.075), ("theta", 0.1), ("a", 0.0005 / R), ("b", 0.0005 / R)):
         values = np.asarray(getattr(noisy, field)) - float(getattr(shot, field))
         assert abs(values.std() / std - 1) < 0.05, field
+
+
+def test_environment_and_agents_play_the_same_noisy_shots():
+    # A level cue aimed at the wrap: the elevation's noise is folded (never exactly level), the
+    # aim wrapped, and the environment's step and the agents' ExecutionNoise draw the same shots.
+    p = replace(billiards_env.default_params("three_cushion"), noise=jnp.asarray(2.0))
+    shot = physics.Shot(V0=jnp.asarray(3.0), phi=jnp.asarray(179.9), theta=jnp.asarray(0.0),
+                        a=jnp.asarray(0.2), b=jnp.asarray(-0.1))
+    keys = jax.random.split(KEY, 64)
+    env = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys, p)
+    agent = jax.vmap(lambda k: ExecutionNoise(2.0).apply(shot, k, p.physics))(keys)
+    for field in ("V0", "phi", "theta", "a", "b"):
+        np.testing.assert_array_equal(np.asarray(getattr(env, field)), np.asarray(getattr(agent, field)), field)
+        assert np.all(np.asarray(getattr(env, field)) != float(getattr(shot, field))), field
+    theta, phi = np.asarray(env.theta), np.asarray(env.phi)
+    assert np.all(theta > 0) and theta.max() < 1.0
+    assert np.all((phi > -180) & (phi <= 180)) and np.any(phi < 0)
+    np.testing.assert_allclose(np.asarray(p.noise_std), 2 * np.asarray(ExecutionNoise().std(p.physics)))
 
 
 @pytest.mark.parametrize("bad, words", [
@@ -219,6 +238,63 @@ def test_game_mode_against_the_random_opponent_gives_the_turn_back():
         assert np.all(np.asarray(states.opponent_shots)[passed & live] >= 1)
         assert np.all(np.asarray(states.opponent_shots)[~passed] == 0)
     assert np.all(np.asarray(states.truncated | states.terminated))  # max_steps = 3
+
+
+class _AtTheNearestBall(Planner):
+    """A planner that reads the game state: the cue ball at the centre of the other ball nearest
+    to it, at 2 m/s."""
+
+    def plan_batch(self, rules, states, params, keys):
+        rows = jnp.arange(states.positions.shape[0])
+        d = states.positions - states.positions[rows, states.cue_ball][:, None]
+        dist = jnp.where(jnp.arange(3)[None] == states.cue_ball[:, None], jnp.inf, jnp.linalg.norm(d, axis=-1))
+        aim = d[rows, jnp.argmin(dist, -1)]
+        phi = jnp.degrees(jnp.arctan2(aim[:, 1], aim[:, 0]))
+        zero = jnp.zeros_like(phi)
+        return physics.Shot(V0=zero + 2.0, phi=phi, theta=zero, a=zero, b=zero)
+
+
+def _play_against(planner, steps: int):
+    """Steps of a three-cushion game against ``planner.as_policy()`` in which the learner
+    crawls (no carom): the opponent shoots until he misses, every shot but his last scoring."""
+    policy = planner.as_policy()
+    assert policy == planner.as_policy()  # equal wrappers: one compiled step
+    env = billiards_env.make_functional("three_cushion", "game", policy)
+    p = env.default_params
+    run = runner(env)
+    state = run.reset(KEY, p)
+    crawl = np.zeros(9, np.float32)
+    crawl[1] = -1.0  # the slowest strike, straight up the table
+    made = 0
+    for i in range(steps):
+        state, _ = run.step(state, crawl, jax.random.PRNGKey(30 + i), p)
+        shots = int(state.opponent_shots)
+        assert not bool(state.done) and int(state.current_player) == 0
+        assert int(np.asarray(state.outcome.points)[0]) == 0 and shots >= 1
+        assert float(state.rewards[1]) == shots - 1
+        made += shots - 1
+    assert np.asarray(state.game.scores).tolist() == [0, made]
+    return state, p, policy
+
+
+def test_a_planner_is_the_built_in_opponent_and_plans_from_the_game_state():
+    planner = _AtTheNearestBall()
+    state, p, policy = _play_against(planner, 2)
+    # the policy's action is the strike planned from the state it is given, not the observation
+    act = modes.act(policy, KEY, jnp.zeros_like(state.observation), p, state.game)
+    cue = np.asarray(state.game.positions)[int(state.game.cue_ball)]
+    others = [b for b in range(3) if b != int(state.game.cue_ball)]
+    near = min(others, key=lambda b: np.linalg.norm(np.asarray(state.game.positions)[b] - cue))
+    aim = np.asarray(state.game.positions)[near] - cue
+    assert abs(float(act[0]) * 180.0 - np.degrees(np.arctan2(aim[1], aim[0]))) < 1e-3
+    np.testing.assert_allclose(float(act[1]), 2 * (2.0 - 0.5) / 7.5 - 1, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_the_search_agent_is_the_built_in_opponent_of_a_game():
+    # a tiny budget; slow for its compilation (the search's line tables and simulation inside
+    # the opponent's stage)
+    _play_against(SearchAgent(candidates=32, seeds=8, refine_parents=0, lanes=32), 2)
 
 
 def test_fused_and_staged_steps_agree_and_trace_under_vmap():
