@@ -58,7 +58,7 @@ class BilliardsAECEnv(AECEnv):
         self._obs_space = observation.flat_space()
         self._act_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
         self._runner = Runner(self.functional, None, fused=fused)
-        self._state = None
+        self._state: Any = None  # the functional State once reset
         self._result = None
         self._figure = None
 
