@@ -176,12 +176,15 @@ class Fit:
 
 def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds: int = ROUNDS, seed: int = 0,
         init: Optional[np.ndarray] = None, spread: Optional[np.ndarray] = None,
-        batched_params: bool = False, chunk: int = CHUNK, progress=None) -> list[Fit]:
+        batched_params: bool = False, chunk: int = CHUNK, first_horizon: float = FIRST_HORIZON,
+        progress=None) -> list[Fit]:
     """CEM over the strikes of several targets at once: ``pop`` candidates each, ``rounds`` rounds.
 
-    init: (len(targets), 5) starting strikes (default ``first_guess`` of each shot); spread: (5,)
-    the starting standard deviations. With ``batched_params`` every leaf of ``params`` has a
-    leading axis of len(targets): each target is fitted under its own parameters (calibration).
+    init: (len(targets), 5) starting strikes (``first_guess`` of each shot, or earlier fits);
+    spread: (5,) the starting standard deviations (default: wide, for a first guess);
+    first_horizon: seconds of the shot scored in the first round (a warm start can score more).
+    With ``batched_params`` every leaf of ``params`` has a leading axis of len(targets): each
+    target is fitted under its own parameters (calibration).
     """
     if pop < 8:
         raise ValueError(f"pop must be at least 8 candidates, got {pop}")
@@ -189,9 +192,10 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     rng = np.random.default_rng(seed)
     n = len(targets)
-    mean = np.array(init, float) if init is not None else None
-    if mean is None:
-        raise ValueError("init must hold a starting strike per target (reconstruct.first_guess)")
+    if init is None or np.shape(init) != (n, 5):
+        raise ValueError(f"init must hold a starting strike per target, shape ({n}, 5) (reconstruct.first_guess), "
+                         f"got {None if init is None else np.shape(init)}")
+    mean = np.array(init, float)
     std = np.tile(np.array([0.35, 4.0, 0.3, 0.3, 0.008]) if spread is None else spread, (n, 1))
     std[:, 0] *= mean[:, 0] if spread is None else 1.0
     cov = np.stack([np.diag(s**2) for s in std])  # full covariances: V0, aim, spin and dt trade off
@@ -211,7 +215,7 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
                 x[i, 1] = best[i].strike
         x = legal(x).reshape(n * pop, 5)
         _, d2, rel = simulate(lanes, x, lane_params, batched_params, chunk)
-        horizon = FIRST_HORIZON * GROWTH ** k
+        horizon = first_horizon * GROWTH ** k
         score = rms(d2, used & (rel <= horizon)).reshape(n, pop)
         whole = rms(d2, used).reshape(n, pop)
         early = rms(d2, used & (rel <= EARLY)).reshape(n, pop)

@@ -155,7 +155,8 @@ def event_log(shot: TrackedShot, found: list[Contact] | None = None) -> ShotResu
         events=log, num_events=np.asarray(k, np.int32), overflow=np.asarray(False), status=np.asarray(0, np.int32),
         final_positions=end, final_time=np.asarray(shot.end_time - shot.strike_time), on_table=np.ones(3, bool),
         pin_present=np.asarray(False), pin_down=np.asarray(False), pin_position=np.zeros(2),
-        pin_knocked_by=np.asarray(-1, np.int8),
+        pin_knocked_by=np.asarray(-1, np.int8), dropped=np.asarray(0, np.int32),
+        dropped_span=np.stack([np.full((3, 2), np.inf), np.full((3, 2), -np.inf)], axis=1),
     )
 
 
@@ -165,8 +166,7 @@ def _three_cushion():
 
 
 @jax.jit
-def _point(result: ShotResult, start, cue):
-    game, params = _three_cushion()
+def _point(game, params, result: ShotResult, start, cue):
     facts = judge.read(game, params, start, cue, result)
     # docs/rules.md C-13.2: both object balls, three cushions before the second.
     return facts.carom & (facts.cushions_before_carom >= game.cushions_required), facts.cushions_before_carom
@@ -174,7 +174,8 @@ def _point(result: ShotResult, start, cue):
 
 def scores_point(result: ShotResult, start, cue) -> bool:
     """Whether a shot (tracked: ``event_log``; or simulated) makes a three-cushion point, C-13.2."""
-    point, _ = _point(jax.tree_util.tree_map(jnp.asarray, result), jnp.asarray(start, jnp.float64), jnp.asarray(cue))
+    result = jax.tree_util.tree_map(jnp.asarray, result)
+    point, _ = _point(*_three_cushion(), result, jnp.asarray(start, jnp.float64), jnp.asarray(cue, jnp.int32))
     return bool(point)
 
 
