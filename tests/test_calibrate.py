@@ -89,3 +89,12 @@ def test_parse_values_checks_names_and_box():
         calibrate.parse_values("u_r=0.1")
     with pytest.raises(ValueError, match="e_b must be a number, got 'high'"):
         calibrate.parse_values("e_b=high")
+
+
+def test_fitted_set_is_valid_and_apart_from_the_defaults():
+    p = calibrate.fitted_params()
+    assert float(p.cushion.f_c) == 0.264 and float(p.ball.u_r) == 0.00464
+    assert float(physics.default_params().cushion.f_c) == 0.15  # the physics defaults stay as they are
+    for name, value in calibrate.FITTED.items():
+        low, high = calibrate.SPACE[name]
+        assert low <= value <= high, name
