@@ -1,0 +1,361 @@
+"""Shot reconstruction: the cue strike that makes the physics reproduce a tracked shot.
+
+The unknowns are the strike (V0, phi, a, b; theta stays 0, the usual carom cue) and ``dt``, the
+strike time relative to the start of motion read from the tracks (``TrackedShot.strike_time``).
+A candidate is scored by the RMS distance between the tracked centres and the simulated ones at
+the same times (every sample of every ball; ``physics.positions_at`` reads the simulated paths
+from the event log). The search is a cross-entropy method (CEM) over a batch of candidates per
+shot, simulated in one call (``physics.simulate_batch``): sample, keep the best eighth, refit a
+normal distribution to them, repeat. Early rounds score only the first seconds of the shot (a
+smooth start) and the horizon grows to the whole shot, which keeps the search out of the many
+local minima that later contacts make.
+
+Reported errors: RMS over the whole shot, over the first 2 s after the strike, and a time-free
+path-shape distance (each tracked sample to the nearest point of its ball's simulated path and
+each simulated point to the nearest tracked sample, RMS of both).
+
+    python -m experiments.reconstruct --shot 545712 --out results/reconstruct
+
+writes a picture per shot (tracked dots, simulated lines) and ``reconstruct.csv``. Data:
+erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import os
+import time
+from functools import partial
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import physics
+from experiments import tracking
+from experiments.tracking import TrackedShot
+
+N_SAMPLES = 640  # samples per shot, padded (the longest of the 90 has 556)
+CHUNK = 256  # shots simulated per call
+POP, ROUNDS = 1024, 30  # CEM candidates per round and rounds
+EARLY = 2.0  # s after the strike: the "first 2 s" error
+FIRST_HORIZON = 0.5  # s of the shot scored in the first CEM round; the horizon then grows ...
+GROWTH = 1.25  # ... by this factor a round (the whole shot after about 15 rounds)
+FIELDS = ("V0", "phi", "a", "b", "dt")
+# Search box and the floor of the search spread of each field.
+LOW = np.array([0.05, -np.inf, -0.6, -0.6, -0.04])
+HIGH = np.array([8.0, np.inf, 0.6, 0.6, 0.04])
+MIN_SPREAD = np.array([0.002, 0.01, 0.002, 0.002, 0.0005])
+MAX_TIP = 0.58  # tip offsets are kept inside this radius (the miscue limit is 0.6 R)
+BALL_SPEED_PER_CUE_SPEED = 1.4  # a centre hit gives the ball 2 M / (M + m) = 1.46 of the cue speed
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """A tracked shot as fixed-size arrays. times: (N_SAMPLES,) s from the recording's start;
+    ball: (N_SAMPLES,) which ball; xy: (N_SAMPLES, 2); used: (N_SAMPLES,) bool, False on padding."""
+
+    shot_id: int
+    start: np.ndarray
+    cue: int
+    strike_time: float
+    times: np.ndarray
+    ball: np.ndarray
+    xy: np.ndarray
+    used: np.ndarray
+
+    @classmethod
+    def of(cls, shot: TrackedShot) -> "Target":
+        t = np.concatenate([tr.t for tr in shot.tracks])
+        ball = np.concatenate([np.full(len(tr.t), k) for k, tr in enumerate(shot.tracks)])
+        xy = np.concatenate([tr.xy for tr in shot.tracks])
+        if len(t) > N_SAMPLES:
+            keep = np.linspace(0, len(t) - 1, N_SAMPLES).round().astype(int)
+            t, ball, xy = t[keep], ball[keep], xy[keep]
+        pad = N_SAMPLES - len(t)
+        return cls(
+            shot.shot_id, separated(shot.start), shot.cue, shot.strike_time,
+            np.concatenate([t, np.full(pad, t[-1])]), np.concatenate([ball, np.zeros(pad, int)]),
+            np.concatenate([xy, np.zeros((pad, 2))]), np.arange(N_SAMPLES) < len(t),
+        )
+
+
+def separated(start, gap=1e-6) -> np.ndarray:
+    """(3, 2) start layout with balls that the tracking puts closer than 2 R pushed apart along
+    their line of centres (the simulation refuses overlapping balls)."""
+    r = np.array(start, float)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        d = r[j] - r[i]
+        dist = np.linalg.norm(d)
+        if dist < 2 * tracking.RADIUS + gap:
+            push = 0.5 * (2 * tracking.RADIUS + gap - dist) * d / max(dist, 1e-9)
+            r[i] -= push
+            r[j] += push
+    return r
+
+
+def first_guess(shot: TrackedShot) -> np.ndarray:
+    """(5,) a strike from the cue ball's first samples: aim along its first 60 ms of travel,
+    cue speed from the ball's speed there, centre hit, dt = 0."""
+    tr = shot.tracks[shot.cue]
+    t0 = shot.strike_time
+    k = int(np.searchsorted(tr.t, t0 + 0.06))
+    k = min(max(k, 1), len(tr.t) - 1)
+    d = tr.xy[k] - tr.xy[0]
+    speed = np.linalg.norm(d) / max(tr.t[k] - t0, 1e-3)
+    return np.array([speed / BALL_SPEED_PER_CUE_SPEED, np.degrees(np.arctan2(d[1], d[0])), 0.0, 0.0, 0.0])
+
+
+def legal(x: np.ndarray) -> np.ndarray:
+    """Strikes (..., 5) moved into the search box, tip offsets inside ``MAX_TIP``."""
+    x = np.clip(x, LOW, HIGH)
+    r = np.hypot(x[..., 2], x[..., 3])
+    scale = np.minimum(1.0, MAX_TIP / np.maximum(r, 1e-12))
+    x[..., 2] *= scale
+    x[..., 3] *= scale
+    return x
+
+
+@partial(jax.jit, static_argnames="per_lane")
+def _squared_errors(results, times, ball, xy, params, per_lane=False):
+    """(B, N) squared distance of each tracked sample from its simulated ball at that time
+    (``per_lane``: params with a batch axis)."""
+    in_axes = (0, 0, 0 if per_lane else None)
+    paths = jax.vmap(physics.positions_at, in_axes=in_axes)(results, times, params)  # (B, N, 3, 2)
+    sim = jnp.take_along_axis(paths, ball[:, :, None, None], axis=2)[:, :, 0]
+    return jnp.sum((sim - xy) ** 2, axis=-1)
+
+
+def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params, batched_params: bool = False,
+             chunk: int = CHUNK):
+    """Simulate strike k of ``strikes`` (B, 5) from target k's layout, ``chunk`` lanes a call (one
+    compiled shape whatever B; the last call is padded). Returns (results, d2, rel): the batch of
+    ``ShotResult`` (of the last call only when there are several), (B, N) squared errors and (B, N)
+    sample times from the strike."""
+    b = len(strikes)
+    pad = -b % chunk
+    index = np.concatenate([np.arange(b), np.full(pad, b - 1)])
+    start = np.stack([targets[i].start for i in index])
+    cue = np.array([targets[i].cue for i in index], np.int32)
+    rel = np.stack([targets[i].times - targets[i].strike_time for i in index]) - strikes[index, 4:5]
+    ball = np.stack([targets[i].ball for i in index])
+    xy = np.stack([targets[i].xy for i in index])
+    d2 = np.empty((len(index), N_SAMPLES))
+    for lo in range(0, len(index), chunk):
+        part = slice(lo, lo + chunk)
+        rows = index[part]
+        x = strikes[rows]
+        lane_params = jax.tree_util.tree_map(lambda v, rows=rows: v[rows], params) if batched_params else params
+        shot = physics.Shot(V0=x[:, 0], phi=x[:, 1], theta=np.zeros(len(x)), a=x[:, 2], b=x[:, 3])
+        results = physics.simulate_batch(start[part], shot, cue[part], lane_params, batched_params=batched_params)
+        d2[part] = np.asarray(_squared_errors(results, jnp.asarray(rel[part]), jnp.asarray(ball[part]),
+                                              jnp.asarray(xy[part]), lane_params, per_lane=batched_params))
+    return results, d2[:b], rel[:b]
+
+
+def rms(d2, mask) -> np.ndarray:
+    """RMS over the masked samples of each row (m)."""
+    n = np.maximum(mask.sum(-1), 1)
+    return np.sqrt((d2 * mask).sum(-1) / n)
+
+
+@dataclasses.dataclass
+class Fit:
+    """The best strike found for a target and its errors (m)."""
+
+    strike: np.ndarray
+    rms: float
+    rms_early: float
+    result: Optional[physics.ShotResult] = None
+
+    def row(self) -> dict:
+        return dict(zip(FIELDS, (float(v) for v in self.strike)), rms=self.rms, rms_early=self.rms_early)
+
+
+def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds: int = ROUNDS, seed: int = 0,
+        init: Optional[np.ndarray] = None, spread: Optional[np.ndarray] = None,
+        batched_params: bool = False, chunk: int = CHUNK, first_horizon: float = FIRST_HORIZON,
+        progress=None) -> list[Fit]:
+    """CEM over the strikes of several targets at once: ``pop`` candidates each, ``rounds`` rounds.
+
+    init: (len(targets), 5) starting strikes (``first_guess`` of each shot, or earlier fits);
+    spread: (5,) the starting standard deviations (default: wide, for a first guess);
+    first_horizon: seconds of the shot scored in the first round (a warm start can score more).
+    With ``batched_params`` every leaf of ``params`` has a leading axis of len(targets): each
+    target is fitted under its own parameters (calibration).
+    """
+    if pop < 8:
+        raise ValueError(f"pop must be at least 8 candidates, got {pop}")
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    rng = np.random.default_rng(seed)
+    n = len(targets)
+    if init is None or np.shape(init) != (n, 5):
+        raise ValueError(f"init must hold a starting strike per target, shape ({n}, 5) (reconstruct.first_guess), "
+                         f"got {None if init is None else np.shape(init)}")
+    mean = np.array(init, float)
+    std = np.tile(np.array([0.35, 4.0, 0.3, 0.3, 0.008]) if spread is None else spread, (n, 1))
+    std[:, 0] *= mean[:, 0] if spread is None else 1.0
+    cov = np.stack([np.diag(s**2) for s in std])  # full covariances: V0, aim, spin and dt trade off
+    lanes = [t for t in targets for _ in range(pop)]
+    lane_params = params
+    if batched_params:
+        lane_params = jax.tree_util.tree_map(lambda x: jnp.repeat(x, pop, axis=0), params)
+    used = np.stack([t.used for t in lanes])
+    elite = max(pop // 8, 2)
+    best = [Fit(mean[i].copy(), np.inf, np.inf) for i in range(n)]
+    for k in range(rounds):
+        chol = np.linalg.cholesky(cov + np.stack([np.diag(MIN_SPREAD**2)] * n))
+        x = mean[:, None, :] + np.einsum("nij,npj->npi", chol, rng.standard_normal((n, pop, 5)))
+        x[:, 0] = mean  # the current mean is always a candidate
+        for i in range(n):
+            if np.isfinite(best[i].rms):
+                x[i, 1] = best[i].strike
+        x = legal(x).reshape(n * pop, 5)
+        _, d2, rel = simulate(lanes, x, lane_params, batched_params, chunk)
+        horizon = first_horizon * GROWTH ** k
+        score = rms(d2, used & (rel <= horizon)).reshape(n, pop)
+        whole = rms(d2, used).reshape(n, pop)
+        early = rms(d2, used & (rel <= EARLY)).reshape(n, pop)
+        x = x.reshape(n, pop, 5)
+        for i in range(n):
+            order = np.argsort(score[i])[:elite]
+            mean[i] = x[i, order].mean(0)
+            cov[i] = np.cov(x[i, order], rowvar=False)
+            j = int(np.argmin(whole[i]))
+            if whole[i, j] < best[i].rms:
+                best[i] = Fit(x[i, j].copy(), float(whole[i, j]), float(early[i, j]))
+        if progress is not None:
+            progress.update(1)
+    return best
+
+
+def final_result(target: Target, strike: np.ndarray, params: physics.Params, chunk: int = CHUNK
+                 ) -> physics.ShotResult:
+    """The simulated shot of one strike."""
+    results, _, _ = simulate([target], strike[None], params, chunk=chunk)
+    return jax.tree_util.tree_map(lambda v: v[0], results)
+
+
+def to_polyline(points: np.ndarray, line: np.ndarray) -> np.ndarray:
+    """(m,) distance of each point to the nearest point of a polyline (k, 2)."""
+    if len(line) == 1:
+        return np.linalg.norm(points - line[0], axis=1)
+    a, b = line[:-1], line[1:]
+    ab = b - a
+    u = np.einsum("mkd,kd->mk", points[:, None] - a[None], ab) / np.maximum(np.sum(ab**2, axis=1), 1e-18)
+    near = a[None] + np.clip(u, 0.0, 1.0)[..., None] * ab[None]
+    return np.min(np.linalg.norm(points[:, None] - near, axis=-1), axis=1)
+
+
+def path_distance(shot: TrackedShot, result: physics.ShotResult, dt: float, params: physics.Params,
+                  step: float = 0.01) -> float:
+    """Time-free path-shape distance (m): the RMS, over both directions, of the distance from a
+    point of one path (tracked samples; the simulated path every ``step`` s) to the other path
+    (a polyline through its points), per ball, over the balls that move in either."""
+    t_end = shot.end_time - shot.strike_time - dt
+    sim = np.asarray(physics.positions_at(result, np.arange(0.0, t_end, step), params))
+    parts = []
+    for k, tr in enumerate(shot.tracks):
+        a, b = tr.xy, sim[:, k]
+        if np.ptp(a, axis=0).max() < tracking.MOVED and np.ptp(b, axis=0).max() < tracking.MOVED:
+            continue
+        parts += [to_polyline(a, b) ** 2, to_polyline(b, a) ** 2]
+    return float(np.sqrt(np.mean(np.concatenate(parts)))) if parts else 0.0
+
+
+def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, pop: int = POP, rounds: int = ROUNDS,
+                seed: int = 0, chunk: int = CHUNK) -> tuple[Fit, float]:
+    """The best strike for one tracked shot and its path-shape distance."""
+    params = physics.default_params() if params is None else params
+    target = Target.of(shot)
+    best = fit([target], params, pop=pop, rounds=rounds, seed=seed, init=first_guess(shot)[None], chunk=chunk)[0]
+    best.result = final_result(target, best.strike, params, chunk)
+    return best, path_distance(shot, best.result, float(best.strike[4]), params)
+
+
+def sampled(start, strike: np.ndarray, params: physics.Params, *, shot_id: int = 0, cue: int = 0,
+            step: float = 0.02, lead: float = 0.01, chunk: int = CHUNK) -> TrackedShot:
+    """A tracked shot made by the physics: the strike (V0, phi, a, b) from ``start`` (3, 2),
+    every ball sampled every ``step`` s like the camera (a ball at rest once, then from when it
+    moves), the strike ``lead`` s after the recording starts. For checking the reconstruction."""
+    target = Target.of(tracking.TrackedShot(shot_id, tuple(
+        tracking.Track(np.array([0.0, 1.0]), np.repeat(np.asarray(p, float)[None], 2, 0)) for p in start)))
+    target = dataclasses.replace(target, cue=cue, strike_time=0.0)
+    result = final_result(target, np.append(np.asarray(strike, float)[:4], 0.0), params, chunk)
+    t = np.arange(0.0, float(result.final_time) + step, step)
+    paths = np.asarray(physics.positions_at(result, t, params))
+    tracks = []
+    for k in range(len(start)):
+        moving = np.linalg.norm(paths[:, k] - paths[0, k], axis=1) > 1e-4
+        keep = moving | (np.arange(len(t)) == 0) | (np.arange(len(t)) == len(t) - 1)
+        tracks.append(tracking.Track(t[keep] + lead, paths[keep, k]))
+    return tracking.TrackedShot(shot_id, tuple(tracks))
+
+
+def draw(shot: TrackedShot, fit_: Fit, params: physics.Params, path: str, note: str = "") -> None:
+    """Tracked dots and simulated lines of one shot, saved to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dt = float(fit_.strike[4])
+    t = np.arange(0.0, shot.end_time - shot.strike_time - dt, 0.01)
+    sim = np.asarray(physics.positions_at(fit_.result, t, params))
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for k, (tr, colour) in enumerate(zip(shot.tracks, ("tab:blue", "tab:orange", "tab:green"))):
+        label = "cue ball" if k == shot.cue else f"ball {k + 1}"
+        ax.plot(tr.xy[:, 0], tr.xy[:, 1], ".", ms=3, color=colour, label=f"{label}, tracked")
+        ax.plot(sim[:, k, 0], sim[:, k, 1], "-", lw=1, color=colour, alpha=0.8)
+    ax.set_xlim(0, tracking.LENGTH)
+    ax.set_ylim(0, tracking.WIDTH)
+    ax.set_aspect("equal")
+    ax.set_title(f"shot {shot.shot_id}: RMS {100 * fit_.rms:.1f} cm, first 2 s {100 * fit_.rms_early:.1f} cm {note}",
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.text(0.01, 0.01, f"lines: simulated. Data: {tracking.SOURCE}", fontsize=6)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shot", type=int, action="append", help="shot id (repeatable); default: every shot")
+    parser.add_argument("--data", default=str(tracking.DATA), help="tracked shots JSON")
+    parser.add_argument("--out", default="results/reconstruct", help="output folder")
+    parser.add_argument("--pop", type=int, default=POP, help="candidates per CEM round")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="CEM rounds")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--chunk", type=int, default=CHUNK, help="shots simulated per call")
+    parser.add_argument("--no-plots", action="store_true")
+    args = parser.parse_args(argv)
+    shots = {s.shot_id: s for s in tracking.load(args.data)}
+    unknown = sorted(set(args.shot or []) - set(shots))
+    if unknown:
+        parser.error(f"--shot: no shot with id {', '.join(map(str, unknown))} in {args.data}")
+    chosen = [shots[i] for i in args.shot] if args.shot else list(shots.values())
+    params = physics.default_params()
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for shot in chosen:
+        clock = time.perf_counter()
+        best, shape = reconstruct(shot, params, pop=args.pop, rounds=args.rounds, seed=args.seed, chunk=args.chunk)
+        row = dict(shot_id=shot.shot_id, cue=shot.cue, **best.row(), shape=shape,
+                   seconds=time.perf_counter() - clock)
+        rows.append(row)
+        print(f"shot {shot.shot_id}: RMS {100 * best.rms:.1f} cm, first 2 s {100 * best.rms_early:.1f} cm, "
+              f"path shape {100 * shape:.1f} cm, {row['seconds']:.1f} s")
+        if not args.no_plots:
+            draw(shot, best, params, os.path.join(args.out, f"shot_{shot.shot_id}.png"))
+    with open(os.path.join(args.out, "reconstruct.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

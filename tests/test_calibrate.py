@@ -1,0 +1,100 @@
+"""Calibration against tracked shots (experiments.calibrate, experiments.rebounds): the parameter
+space, rebound measurements on made-up and real tracks, and the command end to end on a tiny
+setting. Data: erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import physics
+from experiments import calibrate, rebounds, tracking
+
+
+def test_params_with_sets_the_fitted_values():
+    p = calibrate.params_with({"e_c": 0.91, "f_c": 0.29, "height": 0.040, "throw_scale": 2.0})
+    base = physics.default_params()
+    assert float(p.cushion.e_c) == 0.91 and float(p.cushion.f_c) == 0.29 and float(p.cushion.height) == 0.040
+    assert float(p.ball.throw_a) == pytest.approx(2 * float(base.ball.throw_a))
+    assert float(p.ball.throw_b) == pytest.approx(2 * float(base.ball.throw_b))
+    assert float(p.ball.u_s) == float(base.ball.u_s)
+
+
+def test_params_with_refuses_unknown_and_out_of_range_values():
+    with pytest.raises(ValueError, match="unknown calibration parameter.*valid: e_c"):
+        calibrate.params_with({"e_cushion": 0.9})
+    with pytest.raises(ValueError, match="e_c must be in"):
+        calibrate.params_with({"e_c": 1.2})
+
+
+def test_defaults_lie_inside_the_search_box():
+    for name, value in calibrate.defaults().items():
+        low, high = calibrate.SPACE[name]
+        assert low < value < high, name
+
+
+def test_stacked_params_have_a_batch_axis():
+    sets = [calibrate.params_with({"e_c": e}) for e in (0.8, 0.9, 0.95)]
+    both = calibrate.stacked(sets)
+    np.testing.assert_allclose(both.cushion.e_c, [0.8, 0.9, 0.95])
+    assert np.shape(both.ball.radius) == (3,)
+
+
+def test_rebound_of_a_made_up_bounce():
+    # 45 deg into the RIGHT cushion (y = R) at 2 m/s; out with half the normal speed, same along it.
+    v_in = np.array([np.sqrt(2), -np.sqrt(2)])
+    v_out = np.array([np.sqrt(2), 0.5 * np.sqrt(2)])
+    hit = np.array([1.0, tracking.RADIUS])
+
+    def position(ts):
+        ts = np.asarray(ts)[:, None]
+        return np.where(ts < 0.5, hit + (ts - 0.5) * v_in, hit + (ts - 0.5) * v_out)
+
+    incidence, rebound, normal_ratio, speed_ratio = rebounds.rebound(position, 0.5, physics.Cushion.RIGHT)
+    assert incidence == pytest.approx(45.0) and normal_ratio == pytest.approx(0.5)
+    assert rebound == pytest.approx(np.degrees(np.arctan(2.0)))
+    assert speed_ratio == pytest.approx(np.hypot(1, 0.5) / np.hypot(1, 1))
+
+
+def test_rebounds_of_a_real_shot():
+    shot = {s.shot_id: s for s in tracking.load()}[545712]
+    rows = rebounds.tracked(shot)
+    assert len(rows) >= 5 and np.all(np.isfinite(rows))
+    assert np.all((rows[:, 0] >= 0) & (rows[:, 0] <= 90)) and np.all((rows[:, 2] > 0.2) & (rows[:, 2] < 1.5))
+    table = rebounds.by_incidence(rows)
+    assert sum(b["n"] for b in table) == len(rows)
+
+
+@pytest.mark.slow
+def test_command_writes_the_report(tmp_path):
+    tiny = ["--shots", "4", "--folds", "2", "--generations", "1", "--candidates", "2", "--subset", "2",
+            "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--held-pop", "16",
+            "--held-rounds", "2", "--chunk", "64", "--no-progress", "--out", str(tmp_path)]
+    report = calibrate.main(tiny)
+    saved = json.loads((tmp_path / "calibrate.json").read_text())
+    assert [s["shots"] for s in saved["held_out"].values()] == [4, 4, 4]
+    assert set(saved["fitted"]) == set(calibrate.SPACE)
+    assert report["source"] == tracking.SOURCE
+    for name in ("heldout.csv", "rebounds.csv", "error_vs_time.png", "rebounds.png"):
+        assert (tmp_path / name).stat().st_size > 100
+
+
+def test_parse_values_checks_names_and_box():
+    assert calibrate.parse_values("e_c=0.91, f_c=0.29") == {"e_c": 0.91, "f_c": 0.29}
+    assert calibrate.parse_values("") == {}
+    with pytest.raises(ValueError, match="unknown parameter 'ec'; valid: e_c"):
+        calibrate.parse_values("ec=0.9")
+    with pytest.raises(ValueError, match=r"u_r must be in \[0.002, 0.012\], got 0.1"):
+        calibrate.parse_values("u_r=0.1")
+    with pytest.raises(ValueError, match="e_b must be a number, got 'high'"):
+        calibrate.parse_values("e_b=high")
+
+
+def test_fitted_set_is_valid_and_apart_from_the_defaults():
+    p = calibrate.fitted_params()
+    assert float(p.cushion.f_c) == 0.264 and float(p.ball.u_r) == 0.00464
+    assert float(physics.default_params().cushion.f_c) == 0.15  # the physics defaults stay as they are
+    for name, value in calibrate.FITTED.items():
+        low, high = calibrate.SPACE[name]
+        assert low <= value <= high, name

@@ -1,0 +1,77 @@
+"""Shot reconstruction (experiments.reconstruct): a shot made by the physics with a known strike,
+sampled like the camera tracks, is found again; the error measures and the command."""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+import physics
+from experiments import reconstruct as rc
+from experiments import tracking
+
+CHUNK = 64  # the batch of the other real-shot tests: one compiled simulation
+START = np.array([[0.7, 0.35], [1.4, 0.9], [2.1, 0.6]])
+STRIKE = np.array([3.0, 32.0, 0.25, 0.2])  # V0 (m/s), phi (deg), a, b
+
+
+@pytest.fixture(scope="module")
+def made():
+    params = physics.default_params()
+    return params, rc.sampled(START, STRIKE, params, shot_id=7, chunk=CHUNK)
+
+
+def test_made_shot_looks_tracked(made):
+    _, shot = made
+    assert shot.cue == 0 and shot.strike_time == pytest.approx(0.01, abs=1e-9)
+    assert len(shot.tracks[1].t) == 2  # ball 2 is not hit by this strike
+    assert len(shot.tracks[2].t) > 100
+    np.testing.assert_allclose(np.diff(shot.tracks[0].t[:5]), 0.02)
+
+
+def test_true_strike_scores_zero_and_a_faster_one_does_not(made):
+    params, shot = made
+    target = rc.Target.of(shot)
+    strikes = np.array([[*STRIKE, 0.0], [3.05, *STRIKE[1:], 0.0]])
+    _, d2, rel = rc.simulate([target, target], strikes, params, chunk=CHUNK)
+    whole = rc.rms(d2, np.stack([target.used] * 2))
+    assert whole[0] < 1e-9 and whole[1] > 0.02
+
+
+def test_reconstruction_recovers_the_strike(made):
+    params, shot = made
+    best, shape = rc.reconstruct(shot, params, pop=512, rounds=30, chunk=CHUNK)
+    assert best.rms < 0.01 and best.rms_early < 0.01 and shape < 0.01
+    assert abs(best.strike[0] - STRIKE[0]) < 0.03 and abs(best.strike[1] - STRIKE[1]) < 0.3
+    assert abs(best.strike[4]) < 0.005
+
+
+def test_path_distance_is_time_free():
+    line = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    np.testing.assert_allclose(rc.to_polyline(np.array([[0.5, 0.2], [1.3, 0.5], [2.0, 2.0]]), line),
+                               [0.2, 0.3, np.hypot(1.0, 1.0)])
+
+
+def test_overlapping_start_balls_are_pushed_apart():
+    r = tracking.RADIUS
+    start = rc.separated(np.array([[1.0, 0.5], [1.0 + 2 * r - 0.002, 0.5], [2.0, 1.0]]))
+    assert np.linalg.norm(start[1] - start[0]) >= 2 * r
+    np.testing.assert_allclose(start.mean(0), [(1.0 + 1.0 + 2 * r - 0.002 + 2.0) / 3, 2.0 / 3])
+
+
+def test_fit_refuses_a_tiny_population(made):
+    params, shot = made
+    with pytest.raises(ValueError, match="pop must be at least 8"):
+        rc.fit([rc.Target.of(shot)], params, pop=4, init=rc.first_guess(shot)[None])
+
+
+@pytest.mark.slow
+def test_command_writes_a_picture_and_a_csv(tmp_path):
+    rows = rc.main(["--shot", "545712", "--out", str(tmp_path), "--pop", "64", "--rounds", "3",
+                    "--chunk", str(CHUNK)])
+    assert (tmp_path / "shot_545712.png").stat().st_size > 10_000
+    with open(tmp_path / "reconstruct.csv") as f:
+        saved = list(csv.DictReader(f))
+    assert [int(r["shot_id"]) for r in saved] == [545712]
+    assert float(saved[0]["rms"]) == pytest.approx(rows[0]["rms"]) and rows[0]["rms"] < 1.0

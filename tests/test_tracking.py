@@ -1,0 +1,108 @@
+"""Tracked match shots (experiments.tracking, experiments.track_events): loading, cleaning, the cue
+ball, contacts and the outcome, on the real data (erdo100/3cushiontool,
+20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0) and on small made-up tracks."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from experiments import track_events, tracking
+from experiments.tracking import RADIUS, clean_track, parse_shot
+from physics import Cushion
+
+
+@pytest.fixture(scope="module")
+def shots():
+    return {s.shot_id: s for s in tracking.load()}
+
+
+def test_every_shot_loads_clean_with_a_cue_ball(shots):
+    assert len(shots) == 90
+    for s in shots.values():
+        assert len(s.tracks) == 3
+        for tr in s.tracks:
+            assert np.all(np.isfinite(tr.xy)) and np.all(np.diff(tr.t) > 0)
+            assert np.all(tr.xy >= RADIUS - 1e-12) and np.all(tr.xy[:, 0] <= tracking.LENGTH - RADIUS + 1e-12)
+        assert s.cue in (0, 1, 2) and 0.0 <= s.strike_time < 0.1
+
+
+def test_cue_ball_is_the_first_to_move(shots):
+    assert shots[545599].cue == 0 and shots[545600].cue == 1
+    s = shots[545599]
+    assert np.isinf(s.tracks[1].moves_at)  # ball "2" never moves
+    assert s.tracks[2].moves_at == pytest.approx(0.346, abs=0.02)
+
+
+def test_hand_checked_contacts_545712(shots):
+    s = shots[545712]
+    cue = [c for c in track_events.contacts(s) if s.cue in c.balls]
+    seen = [(c.kind, c.balls, c.cushion) for c in cue[:5]]
+    assert seen == [
+        ("ball", (0, 1), -1), ("cushion", (0, -1), Cushion.RIGHT), ("cushion", (0, -1), Cushion.LEFT),
+        ("cushion", (0, -1), Cushion.BOTTOM), ("ball", (0, 2), -1),
+    ]
+    times = [c.t - s.strike_time for c in cue[:5]]
+    np.testing.assert_allclose(times, [0.15, 0.26, 1.51, 3.20, 3.69], atol=0.03)
+
+
+def test_rule_c13_2_point_read_from_tracks(shots):
+    # 545712: ball 1, three cushions, ball 2: a point. 545599: ball "2" never moves: no point.
+    yes, no = shots[545712], shots[545599]
+    assert track_events.scores_point(track_events.event_log(yes), yes.start, yes.cue)
+    assert not track_events.scores_point(track_events.event_log(no), no.start, no.cue)
+
+
+def test_rule_c13_2_two_cushions_is_no_point(shots):
+    s = shots[545712]
+    found = track_events.contacts(s)
+    without = [c for c in found if not (c.kind == "cushion" and c.cushion == Cushion.BOTTOM and s.cue in c.balls)]
+    assert len(without) == len(found) - 1
+    assert not track_events.scores_point(track_events.event_log(s, without), s.start, s.cue)
+
+
+def test_points_over_the_data(shots):
+    points = [track_events.scores_point(track_events.event_log(s), s.start, s.cue) for s in shots.values()]
+    assert sum(points) == 20
+
+
+def _line(n=6, x0=1.0, y=0.7, dx=0.04, dt=0.02):
+    t = np.arange(n) * dt
+    return t, np.stack([x0 + dx * np.arange(n), np.full(n, y)], axis=1)
+
+
+def test_cleaning_clips_near_and_drops_far_beyond_the_cushion():
+    t, xy = _line(y=tracking.WIDTH - RADIUS - 0.001)  # along the LEFT cushion
+    xy[2, 1] = tracking.WIDTH - RADIUS + 0.003  # 3 mm beyond: clipped
+    xy[4, 1] = tracking.WIDTH - RADIUS + 0.02  # 2 cm beyond: dropped
+    tr = clean_track(t, xy)
+    assert (tr.dropped, tr.clipped) == (1, 1)
+    assert tr.xy[2, 1] == pytest.approx(tracking.WIDTH - RADIUS) and 0.08 not in tr.t
+
+
+def test_cleaning_drops_a_jump_onto_another_ball_and_a_too_fast_step():
+    t, xy = _line()
+    other = (np.array([0.0, 1.0]), np.array([[2.0, 0.3], [2.0, 0.3]]))
+    xy[2] = [2.005, 0.3]  # onto the other ball
+    xy[4] = [1.16, 1.0]  # 30 cm in 20 ms: 15 m/s
+    tr = clean_track(t, xy, [other])
+    assert tr.dropped == 2
+    np.testing.assert_allclose(tr.t, [0.0, 0.02, 0.06, 0.1])
+
+
+def test_bad_shot_dicts_name_the_field():
+    good = {"t": [0.0, 1.0], "x": [1.0, 1.0], "y": [0.5, 0.5]}
+    with pytest.raises(ValueError, match="balls must have the ids"):
+        parse_shot({"shot_id": 1, "balls": {"1": good}})
+    with pytest.raises(ValueError, match="ball 2: x must be"):
+        parse_shot({"shot_id": 1, "balls": {"1": good, "2": {**good, "x": [np.nan, 1.0]}, "3": good}})
+    with pytest.raises(TypeError, match="ball 3: t must be a list of numbers"):
+        parse_shot({"shot_id": 1, "balls": {"1": good, "2": good, "3": {**good, "t": ["a", "b"]}}})
+
+
+def test_load_refuses_a_file_without_shots(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"source": "none"}))
+    with pytest.raises(ValueError, match="list 'shots'"):
+        tracking.load(path)
