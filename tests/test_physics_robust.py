@@ -148,3 +148,32 @@ def test_a_dead_cushion_stops_the_ball_without_filling_the_log(e_c):
     res = physics.simulate([[1.5, 0.71], [0.5, 0.3], [0.5, 1.1]], Shot(V0=1.5, phi=0.0), 0, params)
     assert int(res.status) == 0 and int(res.num_events) < 20
     assert float(res.final_positions[0, 0]) <= float(params.table.length - params.cushion_reach) + 1e-9
+
+
+# Float32 soak, seed 21: a cue ball frozen to an end cushion, a ball about 6 cm away, a firm draw
+# shot. The ball is then pressed along the cushion, and each return of the pressed contact was
+# logged as a new contact (its speed matched the release speed only to float32's rounding of the
+# micrometre bounce), until the log overflowed and the shot was void.
+PRESSED_FLOAT32 = [
+    ([[2.809891700744629, 1.3898918628692627], [2.748521327972412, 1.385901689529419],
+      [1.222666621208191, 0.14134915173053741]],
+     {'V0': 5.6153717041015625, 'phi': 176.73922729492188, 'theta': 0.0,
+      'a': 0.1475416123867035, 'b': -0.3975561261177063}),
+    ([[0.030108138918876648, 1.3898918628692627], [0.03382673114538193, 1.3285043239593506],
+      [1.977965235710144, 0.30933070182800293]],
+     {'V0': 3.787287950515747, 'phi': -85.8847885131836, 'theta': 0.0,
+      'a': -0.12923166155815125, 'b': -0.46540355682373047}),
+    ([[2.809891700744629, 0.3089553415775299], [2.748551845550537, 0.3045205771923065],
+      [1.310550570487976, 0.8944602012634277]],
+     {'V0': 5.734460830688477, 'phi': -161.98655700683594, 'theta': 0.0,
+      'a': -0.09046397358179092, 'b': -0.4456746578216553}),
+]
+
+
+@pytest.mark.parametrize("layout,shot", PRESSED_FLOAT32)
+def test_a_float32_ball_pressed_along_a_cushion_does_not_fill_the_log(layout, shot):
+    params = soak.family_params("float32", "float32")
+    result = physics.simulate(np.asarray(layout, np.float32), Shot(**{k: np.float32(v) for k, v in shot.items()}),
+                              0, params)
+    assert int(result.status) == Status.OK and int(result.dropped) == 0
+    assert int(result.num_events) < 100
