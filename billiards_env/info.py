@@ -45,13 +45,18 @@ def reason_names(codes) -> np.ndarray:
     return REASON_NAMES[np.asarray(codes, int)]
 
 
-def batch_info(state, params) -> dict:
-    """The batch keys of the table for a host (NumPy) ``billiards_env.State`` with leaves (B, ...)."""
+# (B, 2) points on the board of a batch of games (``rules.board_scores_of``), compiled once per
+# discipline and batch size: board_scores_batch(rules, games).
+board_scores_batch = jax.jit(jax.vmap(rules.board_scores_of, in_axes=(None, 0)))
+
+
+def batch_info(state, scores) -> dict:
+    """The batch keys of the table for a host (NumPy) ``billiards_env.State`` with leaves (B, ...)
+    and its games' ``board_scores_batch`` (fetched with the state, in one transfer)."""
     game = state.game
-    scores = np.asarray(jax.vmap(rules.board_scores_of, in_axes=(None, 0))(params.rules, game), int)
     return {
         "points": np.asarray(state.outcome.points, int), "foul": np.asarray(state.outcome.foul, bool),
-        "reason": reason_names(state.outcome.reason), "scores": scores,
+        "reason": reason_names(state.outcome.reason), "scores": np.asarray(scores, int),
         "current_player": np.asarray(state.current_player, int),
         "opponent_shots": np.asarray(state.opponent_shots, int),
         "rewards": np.asarray(state.rewards, np.float32), "repairs": np.asarray(game.repairs, int),
@@ -64,9 +69,9 @@ def neutral_info(scores: list, current_player: int, repairs: int) -> dict:
             "opponent_shots": 0, "rewards": [0.0, 0.0], "repairs": repairs, "call": "", "events": [], "shot": None}
 
 
-def neutral_batch_info(state, params) -> dict:
+def neutral_batch_info(state, scores) -> dict:
     """``batch_info`` after a reset: the game's keys as they are, the step's keys neutral."""
-    info = batch_info(state, params)
+    info = batch_info(state, scores)
     n = info["foul"].shape[0]
     info.update(points=np.zeros((n, 2), int), foul=np.zeros(n, bool), reason=np.full(n, "", REASON_NAMES.dtype),
                 opponent_shots=np.zeros(n, int), rewards=np.zeros((n, 2), np.float32))

@@ -23,7 +23,7 @@ from gymnasium.vector.utils import batch_space
 from billiards_env import actions, observation
 from billiards_env.functional import DEFAULT_LANES, make_functional
 from billiards_env.gym_env import check_obs_format, host
-from billiards_env.info import batch_info, neutral_batch_info
+from billiards_env.info import batch_info, board_scores_batch, neutral_batch_info
 from billiards_env.runner import Runner
 
 
@@ -72,9 +72,9 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
         seed_key = int(self.np_random.integers(0, 2**31 - 1))
         self._key, k_init = jax.random.split(jax.random.PRNGKey(seed_key))
         self._state = self._runner.reset(k_init, self.params)
-        state = host(self._state)
+        state, scores = host((self._state, board_scores_batch(self.params.rules, self._state.game)))
         self._acting = state.current_player
-        return self._obs(state.observation), neutral_batch_info(state, self.params)
+        return self._obs(state.observation), neutral_batch_info(state, scores)
 
     def step(self, actions_):
         if self._state is None:
@@ -82,12 +82,13 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
         batch = actions.check_action(actions_, batch=self.num_envs)
         self._key, k = jax.random.split(self._key)
         self._state, stepped = self._runner.step(self._state, batch, k, self.params)
-        nxt_obs, nxt_player, stepped = host((self._state.observation, self._state.current_player, stepped))
+        nxt_obs, nxt_player, stepped, scores = host((self._state.observation, self._state.current_player, stepped,
+                                                     board_scores_batch(self.params.rules, stepped.game)))
         reward = stepped.rewards[np.arange(self.num_envs), self._acting].astype(np.float64)
         self._acting = nxt_player
         terminated, truncated = np.asarray(stepped.terminated), np.asarray(stepped.truncated)
         done = terminated | truncated
-        info = batch_info(stepped, self.params)
+        info = batch_info(stepped, scores)
         if done.any():
             info["final_obs"] = self._obs(stepped.observation)
             info["_final_obs"] = done

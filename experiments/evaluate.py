@@ -60,6 +60,7 @@ import rules as rules_lib
 from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
+from billiards_env.info import board_scores_batch
 from experiments.common import (
     SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
     parse_agent_spec, ratio_ci, setup, wilson, write_csv,
@@ -312,11 +313,7 @@ def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0, 0), **
 
 def board_scores(game, states):
     """(n, 2) points on the board: recorded, plus the Hungarian pending run (H-9.9)."""
-    scores = np.array(states.scores, int)
-    if game.is_hungarian:
-        n = scores.shape[0]
-        scores[np.arange(n), np.asarray(states.current_player)] += np.asarray(states.run)
-    return scores
+    return np.array(board_scores_batch(game, states), int)
 
 
 def run_games(players, game, params, n: int, *, noise: float = 1.0, max_shots: int = 2000, seed: int = 0,
