@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import physics
-from physics import Shot, Status
+from physics import EventKind, Shot, Status
 from physics.collide import BALL_BALL_MODELS, CUSHION_MODELS
 from physics.pytree import replace
 from tests.conftest import energy
@@ -149,9 +149,12 @@ def test_capacity_overflow_is_flagged_never_silent():
 
 
 def test_jit_and_no_jit_agree(params):
-    rng = np.random.default_rng(7)
-    pos, shot = random_layout(rng, params), Shot(V0=3.0, phi=25.0, a=0.2, b=-0.3)
+    # Unjitted, every op runs on its own (seconds per event): a short shot with a ball-ball and a
+    # ball-cushion contact, side and draw.
+    pos, shot = np.array([[1.0, 0.40], [1.0, 0.20], [2.3, 1.0]]), Shot(V0=0.4, phi=-90.0, a=0.2, b=-0.3)
     jitted = physics.simulate(pos, shot, 0, params)
+    kinds = np.asarray(jitted.events.kind)
+    assert EventKind.BALL_BALL in kinds and EventKind.BALL_CUSHION in kinds
     with jax.disable_jit():
         eager = physics.simulate(pos, shot, 0, params)
     n = int(jitted.num_events)
