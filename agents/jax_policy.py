@@ -35,6 +35,7 @@ from physics.params import Params
 from rules import GameState, Rules
 from agents.learned import (
     PolicyPlanner, _check_observation, _jsonable, _observe_batch, _shots_batch, check_observations, env_params_of,
+    read_sidecar,
 )
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
@@ -111,7 +112,7 @@ def from_arrays(arrays, hidden: tuple[int, ...]) -> dict:
     missing or of the wrong shape."""
     n = env_actions.N_ACTIONS
     net: dict = {"log_std": None, "pi": [], "vf": []}
-    expected = {"log_std": (n,)}
+    expected: dict[str, tuple[int, ...]] = {"log_std": (n,)}
     for part, out in (("pi", n), ("vf", 1)):
         sizes = (OBS_SIZE, *hidden, out)
         for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
@@ -178,8 +179,9 @@ class JaxPolicyAgent(PolicyPlanner):
         """Write the arrays (.npz) and the sidecar (.json); returns both paths."""
         npz_path, json_path = checkpoint_paths(path)
         os.makedirs(os.path.dirname(os.path.abspath(npz_path)), exist_ok=True)
+        arrays: dict = to_arrays(self.net)
         with open(npz_path, "wb") as f:
-            np.savez(f, **to_arrays(self.net))
+            np.savez(f, **arrays)
         with open(json_path, "w", encoding="utf-8") as f:
             json.dump(self.sidecar(), f, indent=2, default=_jsonable)
             f.write("\n")
@@ -190,18 +192,8 @@ class JaxPolicyAgent(PolicyPlanner):
         """The agent saved at ``path`` (.npz with or without the suffix, its .json beside it).
         ValueError when a file is missing or malformed, or the observation differs."""
         npz_path, json_path = checkpoint_paths(path)
-        for p, what in ((npz_path, "arrays"), (json_path, "sidecar")):
-            if not os.path.isfile(p):
-                raise ValueError(f"no JAX policy {what} at {p} (a saved policy is a .npz and a .json side by side)")
-        try:
-            with open(json_path, encoding="utf-8") as f:
-                meta = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"malformed JAX policy sidecar {json_path}: {error}") from None
-        if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
-            raise ValueError(f"{json_path} is not a JAX policy sidecar (expected \"format\": \"{SIDECAR_FORMAT}\")")
-        if meta.get("version") != SIDECAR_VERSION:
-            raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {SIDECAR_VERSION}")
+        meta = read_sidecar("JAX policy", (npz_path, "arrays", "a saved policy is a .npz"), json_path,
+                            SIDECAR_FORMAT, SIDECAR_VERSION)
         _check_observation(meta.get("observation"), json_path)
         network = meta.get("network") or {}
         if network.get("activation") != ACTIVATION or network.get("action_squashing") != SQUASHING:

@@ -165,18 +165,8 @@ class LearnedAgent(PolicyPlanner):
         """The agent saved at ``path`` (the model's .zip, with or without the suffix, and its
         .json sidecar next to it). ValueError when a file is missing or malformed."""
         zip_path, json_path = model_paths(path)
-        for p, what in ((zip_path, "model"), (json_path, "sidecar")):
-            if not os.path.isfile(p):
-                raise ValueError(f"no learned-agent {what} at {p} (a saved agent is a .zip and a .json side by side)")
-        try:
-            with open(json_path, encoding="utf-8") as f:
-                meta = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"malformed learned-agent sidecar {json_path}: {error}") from None
-        if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
-            raise ValueError(f"{json_path} is not a learned-agent sidecar (expected \"format\": \"{SIDECAR_FORMAT}\")")
-        if meta.get("version") != SIDECAR_VERSION:
-            raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {SIDECAR_VERSION}")
+        meta = read_sidecar("learned-agent", (zip_path, "model", "a saved agent is a .zip"), json_path, SIDECAR_FORMAT,
+                            SIDECAR_VERSION)
         missing = [k for k in ("discipline", "algorithm", "env") if k not in meta]
         if missing or not isinstance(meta["env"], dict):
             raise ValueError(f"{json_path}: sidecar lacks {', '.join(missing) or 'a valid env entry'}")
@@ -221,6 +211,25 @@ class LearnedAgent(PolicyPlanner):
 
 
 _PLAYING_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def read_sidecar(kind: str, data: tuple[str, str, str], json_path: str, fmt: str, version: int) -> dict:
+    """A saved agent's sidecar, read after checking that both its files exist (``data``: the
+    data file's path, what it holds, how it is saved) and that its format and version are
+    ``fmt`` and ``version``. ValueError naming the file and what is wrong."""
+    for p, what in ((data[0], data[1]), (json_path, "sidecar")):
+        if not os.path.isfile(p):
+            raise ValueError(f"no {kind} {what} at {p} ({data[2]} and a .json side by side)")
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"malformed {kind} sidecar {json_path}: {error}") from None
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise ValueError(f"{json_path} is not a {kind} sidecar (expected \"format\": \"{fmt}\")")
+    if meta.get("version") != version:
+        raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {version}")
+    return meta
 
 
 def _check_spaces(model):
