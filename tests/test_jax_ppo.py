@@ -159,3 +159,25 @@ def test_the_planner_plays_in_the_evaluation_command(saved):
     (row,) = result["summary"]
     assert row["agent"] == f"learned:{path}"
     assert len(result["shots"]) == 3 and {s["agent"] for s in result["shots"]} == {row["agent"]}
+
+
+@pytest.mark.slow
+def test_the_training_command_writes_the_sb3_paths_files(tmp_path):
+    from experiments import compare_backends, train
+
+    out = tmp_path / "run"
+    summary = train.main(["--backend", "jax", "--discipline", DISCIPLINE, "--timesteps", "256", "--n-envs",
+                          str(BATCH), "--n-steps", "2", "--batch-size", str(BATCH), "--epochs", "4", "--lr", "3e-3",
+                          "--lr-schedule", "constant", "--eval-every", "128", "--eval-layouts", "32",
+                          "--final-layouts", "32", "--out", str(out)])
+    assert summary["backend"] == "jax" and summary["timesteps"] == 256
+    (run,) = compare_backends.main([str(out), "--out", str(tmp_path / "backends.png")])
+    assert run["timesteps"].tolist() == [0, 128, 256] and run["label"].startswith("PPO (jax)")
+    assert (tmp_path / "backends.png").is_file()
+    for key in ("final", "periodic_evaluation", "timings", "settings", "env", "files", "machine"):
+        assert key in summary
+    assert summary["final"]["layouts"] == 32 and summary["timings"]["training_steps_per_s"] > 0
+    for name in ("curve.png", "summary.json", f"{DISCIPLINE}_ppo_jax.npz", f"{DISCIPLINE}_ppo_jax.json"):
+        assert (out / name).is_file(), name
+    agent = JaxPolicyAgent.load(out / f"{DISCIPLINE}_ppo_jax")
+    assert agent.info["selected_timesteps"] == summary["selected_timesteps"]
