@@ -10,6 +10,8 @@ discipline's starting position); the reward is the official points of the shot f
   official reward (no ``--shaping``).
 * ``--backend sb3``: Stable-Baselines3 PPO or SAC (torch) on the batched JAX environments
   (``billiards_env.sb3.BilliardsVecEnv``); saved as ``.zip`` + ``.json`` (``agents.LearnedAgent``).
+  The default when an option only it has is given (``--algo sac``, ``--shaping``, ``--staged``,
+  ``--threads``).
 
 Both use the same settings, progress bar, evaluation and output files. Every ``--eval-every``
 timesteps the deterministic policy (the planner that evaluation commands load) plays one shot
@@ -306,9 +308,10 @@ def parse_args(argv=None):
                                      epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--discipline", default="three_cushion", choices=list(rules.DISCIPLINES))
     parser.add_argument("--algo", default="ppo", choices=ALGOS)
-    parser.add_argument("--backend", default="jax", choices=BACKENDS,
-                        help="jax: PPO in plain JAX, every update one compiled call (the faster); "
-                             "sb3: Stable-Baselines3 (PPO or SAC) on the SB3 adapter")
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="jax: PPO in plain JAX, every update one compiled call (the faster, the default); "
+                             "sb3: Stable-Baselines3 (PPO or SAC) on the SB3 adapter (the default when an option "
+                             "only it has is given: --algo sac, --shaping, --staged, --threads)")
     parser.add_argument("--timesteps", type=int, default=500_000, help="training shots")
     parser.add_argument("--max-minutes", type=float, help="stop training after this wall time (minutes)")
     parser.add_argument("--n-envs", type=int, help="environments per batched step (ppo 512, sac 64)")
@@ -348,11 +351,13 @@ def parse_args(argv=None):
     parser.add_argument("--out", help="results folder (default results/train/<discipline>_<algo>)")
     parser.add_argument("--export", help="also save the model here (a .zip path; its .json beside it)")
     args = parser.parse_args(argv)
-    if args.backend == "jax":
-        for flag, bad in (("--algo sac", args.algo != "ppo"), ("--shaping", args.shaping != "none"),
-                          ("--staged", args.staged)):
-            if bad:
-                parser.error(f"{flag} is for --backend sb3 only (the jax backend trains PPO on the official reward)")
+    sb3_only = [flag for flag, given in (("--algo sac", args.algo != "ppo"), ("--shaping", args.shaping != "none"),
+                                         ("--staged", args.staged), ("--threads", args.threads != 1)) if given]
+    if args.backend is None:
+        args.backend = "sb3" if sb3_only else "jax"
+    if args.backend == "jax" and sb3_only:
+        parser.error(f"{', '.join(sb3_only)}: for --backend sb3 only (the jax backend trains PPO on the official "
+                     "reward, without torch)")
     for name, value in DEFAULTS[args.algo].items():
         if getattr(args, name) is None:
             setattr(args, name, value)
