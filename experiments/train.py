@@ -438,12 +438,12 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
 
     if args.eval_every > 0:
         evaluate(0)
-    done, first_update = 0, None
+    done, seconds = 0, []
     for _ in range(updates):
         t0 = time.perf_counter()
         state, metrics = ppo.update(state)
         tracker.recent.append(float(metrics["reward"]))  # waits for the update: the time is the update's
-        first_update = time.perf_counter() - t0 if first_update is None else first_update
+        seconds.append(time.perf_counter() - t0)
         done += shots
         if tracker.due(done):
             evaluate(done)
@@ -458,7 +458,14 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
                 settings=dict(vars(args)))
     agent = JaxPolicyAgent(jax.device_get(state.net) if net is None else net, args.discipline, env_settings, info)
     return Trained(agent, JaxPolicyAgent.load, ppo.env_params, tracker, done, selected, setup_seconds, train_seconds,
-                   dict(first_update_s=round(first_update or 0.0, 1)))
+                   update_timings(seconds, shots))
+
+
+def update_timings(seconds: list, shots: int) -> dict:
+    """The first update's time (it compiles) and the shots per second of the others."""
+    rest = sum(seconds[1:])
+    return dict(first_update_s=round(seconds[0], 1) if seconds else None,
+                steady_steps_per_s=round(shots * (len(seconds) - 1) / rest, 1) if rest > 0 else None)
 
 
 def make_evaluation(args, env_params, layouts: int, which: int) -> Evaluation:
