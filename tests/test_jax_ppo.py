@@ -181,3 +181,17 @@ def test_the_training_command_writes_the_sb3_paths_files(tmp_path):
         assert (out / name).is_file(), name
     agent = JaxPolicyAgent.load(out / f"{DISCIPLINE}_ppo_jax")
     assert agent.info["selected_timesteps"] == summary["selected_timesteps"]
+
+
+def test_the_planner_traces_so_it_can_be_a_built_in_opponent(saved):
+    agent, _ = saved
+    game = rules.make_rules(DISCIPLINE)
+    phys = agent.env_params.physics
+    state = agents.random_state(game, jax.random.PRNGKey(5), phys)
+    key = jax.random.PRNGKey(0)
+    shot = agent.plan(game, state, phys, key)
+    policy = agent.as_policy()  # what make_functional(..., "game", opponent) calls inside its jitted step
+    traced = jax.jit(lambda s: policy(key, jnp.zeros(observation.OBS_SIZE), agent.env_params, s))(state)
+    np.testing.assert_allclose(np.asarray(traced), np.asarray(billiards_env.actions.from_shot(shot, agent.env_params)),
+                               rtol=0, atol=1e-6)
+    assert float(shot.V0) > 0.5  # a real strike, not the null shot
