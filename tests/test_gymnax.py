@@ -19,8 +19,11 @@ from billiards_env import actions, observation
 from billiards_env.modes import shooter_reward
 from rules import disciplines
 
-gymnax = pytest.importorskip("gymnax", reason="the optional gymnax (the jax extra) is not importable")
-from gymnax.wrappers.purerl import LogWrapper  # noqa: E402
+try:
+    import gymnax
+    from gymnax.wrappers.purerl import LogWrapper
+except ImportError as error:  # the optional jax extra (gymnax 1.0 also imports six, undeclared)
+    pytest.skip(f"gymnax is not importable ({error}): pip install -e '.[jax]'", allow_module_level=True)
 
 N = 4  # environments
 STEPS = 3
