@@ -194,6 +194,8 @@ class JaxPolicyAgent(PolicyPlanner):
         npz_path, json_path = checkpoint_paths(path)
         meta = read_sidecar("JAX policy", (npz_path, "arrays", "a saved policy is a .npz"), json_path,
                             SIDECAR_FORMAT, SIDECAR_VERSION)
+        if not isinstance(meta.get("discipline"), str) or not isinstance(meta.get("env", {}), dict):
+            raise ValueError(f"{json_path}: sidecar lacks a discipline or a valid env entry")
         _check_observation(meta.get("observation"), json_path)
         network = meta.get("network") or {}
         if network.get("activation") != ACTIVATION or network.get("action_squashing") != SQUASHING:

@@ -148,6 +148,9 @@ def test_a_checkpoint_of_another_observation_or_network_is_refused(saved, tmp_pa
     write({**meta, "network": {**meta["network"], "action_squashing": "tanh"}})
     with pytest.raises(ValueError, match="action_squashing 'clip'"):
         JaxPolicyAgent.load(other)
+    write({k: v for k, v in meta.items() if k != "discipline"})
+    with pytest.raises(ValueError, match="sidecar lacks a discipline"):
+        JaxPolicyAgent.load(other)
     with pytest.raises(ValueError, match="no JAX policy arrays at"):
         JaxPolicyAgent.load(tmp_path / "missing.npz")
 
