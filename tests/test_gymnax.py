@@ -4,8 +4,9 @@ every discipline, its rewards the official points of the functional environment 
 same keys, gymnax's automatic reset, the spaces, and ``make_gymnax``'s names.
 
 Compile time: one program per discipline (the loop and its reference together) on batches of
-``N`` environments; three-cushion and the Hungarian game (the pin) run in the quick suite, the
-other five carom disciplines are marked slow.
+``N`` environments, a minute or more each on a loaded 2-core CPU when the compilation cache is
+cold; three-cushion runs in the quick suite, the other six disciplines (the Hungarian game's pin
+among them) are marked slow.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ except ImportError as error:  # the optional jax extra (gymnax 1.0 also imports 
 
 N = 4  # environments
 STEPS = 3
-QUICK = ("three_cushion", "hungarian_1000")
+QUICK = ("three_cushion",)
 
 
 def loop(env, fenv):
@@ -86,11 +87,6 @@ def test_three_cushion_shot_loop_matches_the_functional_env():
     out = check_discipline("three_cushion")
     assert out["terminated"].all()  # "shot" mode: every step ends its episode
     assert np.isin(out["reward"], [0.0, 1.0]).all()
-
-
-def test_hungarian_shot_loop_matches_the_functional_env():
-    out = check_discipline("hungarian_1000")
-    assert out["terminated"].all()
 
 
 @pytest.mark.slow
