@@ -10,7 +10,8 @@ mirror-image lines, no simulation); ``SearchAgent`` (many candidates simulated i
 call and judged by the referee: ``SearchAgent()`` plans for exact execution,
 ``SearchAgent.for_noise()`` for the standard execution noise, ``SearchConfig`` sets the budget);
 ``LearnedAgent`` (a stable-baselines3 policy trained on an environment's "shot" mode by
-``experiments.train``; it sees the game through the environment's observation).
+``experiments.train --backend sb3``; it sees the game through the environment's observation);
+``JaxPolicyAgent`` (the same for a policy of the JAX PPO, ``agents.jax_ppo``).
 Everything is seeded by the key and deterministic. The planners work on ``rules.GameState``
 directly. Helpers: ``ExecutionNoise`` (the standard execution noise), ``agents.layouts``
 (starting and random legal game states), ``agents.play.execute`` (play a batch of strikes:
@@ -18,6 +19,7 @@ noise, simulation, referee).
 """
 from agents.base import ExecutionNoise, Planner, clip_shot, stack_states
 from agents.geometric import GeometricAgent
+from agents.jax_policy import JaxPolicyAgent  # a policy of the JAX PPO (agents.jax_ppo)
 from agents.learned import LearnedAgent  # stable-baselines3 is imported only to load a model
 from agents.layouts import random_state, random_states, starting_state, state_from_layout
 from agents.play import execute, net_points, shooter_points
@@ -25,7 +27,8 @@ from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig
 
 __all__ = [
-    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "SearchConfig", "ExecutionNoise",
+    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "JaxPolicyAgent", "SearchConfig",
+    "ExecutionNoise",
     "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
     "random_states", "starting_state", "state_from_layout",
 ]

@@ -92,7 +92,44 @@ def _shots_batch(action_batch, env_params):
     return jax.vmap(lambda a: env_actions.to_shot(env_actions.sanitize(a), env_params))(action_batch)
 
 
-class LearnedAgent(Planner):
+class PolicyPlanner(Planner):
+    """A planner that plays a policy of the environment's flat "shot"-mode observation: the
+    training observation of each state, the policy's action (``act``), its strike. Subclasses
+    give ``act`` and set ``discipline`` and ``env_params`` (the ``EnvParams`` of training)."""
+
+    discipline: str
+    env_params: object
+
+    def act(self, observations: ArrayLike) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def observe_batch(self, rules: Rules, states: GameState, params: Params) -> jax.Array:
+        """(S, OBS_SIZE) float32: the training observation of each state (leaves (S, ...))."""
+        self._check_rules(rules)
+        return _observe_batch(rules, states, self._env_params(params))
+
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        obs = np.asarray(self.observe_batch(rules, states, params))
+        return _shots_batch(self.act(obs), self._env_params(params))
+
+    def _env_params(self, params):
+        """The training ``EnvParams`` with the caller's physics (table, dtype)."""
+        return self.env_params if params is None else replace(self.env_params, physics=params)
+
+    def _check_rules(self, rules):
+        if rules.discipline != self.discipline:
+            raise ValueError(f"this {type(self).__name__} was trained on {self.discipline}, not {rules.discipline}")
+
+
+def check_observations(observations: ArrayLike) -> np.ndarray:
+    """Flat observations as float32, (OBS_SIZE,) or (N, OBS_SIZE); ValueError for another shape."""
+    obs = np.asarray(observations, dtype=np.float32)
+    if obs.shape[-1:] != (OBS_SIZE,) or obs.ndim not in (1, 2):
+        raise ValueError(f"observations must have shape ({OBS_SIZE},) or (N, {OBS_SIZE}), got {obs.shape}")
+    return obs
+
+
+class LearnedAgent(PolicyPlanner):
     """A trained SB3 model and what it was trained on.
 
     Arguments: model (``stable_baselines3.PPO`` or ``SAC``), discipline (``rules.DISCIPLINES``),
@@ -128,18 +165,8 @@ class LearnedAgent(Planner):
         """The agent saved at ``path`` (the model's .zip, with or without the suffix, and its
         .json sidecar next to it). ValueError when a file is missing or malformed."""
         zip_path, json_path = model_paths(path)
-        for p, what in ((zip_path, "model"), (json_path, "sidecar")):
-            if not os.path.isfile(p):
-                raise ValueError(f"no learned-agent {what} at {p} (a saved agent is a .zip and a .json side by side)")
-        try:
-            with open(json_path, encoding="utf-8") as f:
-                meta = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"malformed learned-agent sidecar {json_path}: {error}") from None
-        if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
-            raise ValueError(f"{json_path} is not a learned-agent sidecar (expected \"format\": \"{SIDECAR_FORMAT}\")")
-        if meta.get("version") != SIDECAR_VERSION:
-            raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {SIDECAR_VERSION}")
+        meta = read_sidecar("learned-agent", (zip_path, "model", "a saved agent is a .zip"), json_path, SIDECAR_FORMAT,
+                            SIDECAR_VERSION)
         missing = [k for k in ("discipline", "algorithm", "env") if k not in meta]
         if missing or not isinstance(meta["env"], dict):
             raise ValueError(f"{json_path}: sidecar lacks {', '.join(missing) or 'a valid env entry'}")
@@ -176,34 +203,33 @@ class LearnedAgent(Planner):
     def act(self, observations: ArrayLike) -> np.ndarray:
         """Actions in [-1, 1]^9 (float32) for flat observations: (OBS_SIZE,) -> (9,), or
         (N, OBS_SIZE) -> (N, 9). Deterministic."""
-        obs = np.asarray(observations, dtype=np.float32)
-        if obs.shape[-1:] != (OBS_SIZE,) or obs.ndim not in (1, 2):
-            raise ValueError(f"observations must have shape ({OBS_SIZE},) or (N, {OBS_SIZE}), got {obs.shape}")
-        action, _ = self.model.predict(obs, deterministic=True)
+        action, _ = self.model.predict(check_observations(observations), deterministic=True)
         return np.clip(np.asarray(action, np.float32), env_actions.LOW, env_actions.HIGH)
-
-    def observe_batch(self, rules: Rules, states: GameState, params: Params) -> jax.Array:
-        """(S, OBS_SIZE) float32: the training observation of each state (leaves (S, ...))."""
-        self._check_rules(rules)
-        return _observe_batch(rules, states, self._env_params(params))
-
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        obs = np.asarray(self.observe_batch(rules, states, params))
-        return _shots_batch(self.act(obs), self._env_params(params))
-
-    def _env_params(self, params):
-        """The training ``EnvParams`` with the caller's physics (table, dtype)."""
-        return self.env_params if params is None else replace(self.env_params, physics=params)
-
-    def _check_rules(self, rules):
-        if rules.discipline != self.discipline:
-            raise ValueError(f"this LearnedAgent was trained on {self.discipline}, not {rules.discipline}")
 
     def __repr__(self):
         return f"LearnedAgent({self.discipline!r}, {self.algorithm!r})"
 
 
 _PLAYING_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def read_sidecar(kind: str, data: tuple[str, str, str], json_path: str, fmt: str, version: int) -> dict:
+    """A saved agent's sidecar, read after checking that both its files exist (``data``: the
+    data file's path, what it holds, how it is saved) and that its format and version are
+    ``fmt`` and ``version``. ValueError naming the file and what is wrong."""
+    for p, what in ((data[0], data[1]), (json_path, "sidecar")):
+        if not os.path.isfile(p):
+            raise ValueError(f"no {kind} {what} at {p} ({data[2]} and a .json side by side)")
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"malformed {kind} sidecar {json_path}: {error}") from None
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise ValueError(f"{json_path} is not a {kind} sidecar (expected \"format\": \"{fmt}\")")
+    if meta.get("version") != version:
+        raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {version}")
+    return meta
 
 
 def _check_spaces(model):

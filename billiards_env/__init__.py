@@ -12,7 +12,7 @@ Gymnasium, vector, Stable-Baselines3 and two-player adapters; rendering.
 Module map: ``params`` (EnvParams), ``actions`` (the action vector), ``observation``, ``layouts``
 (where episodes start), ``modes`` (episode modes, opponents, rewards), ``functional`` (State and
 the staged step), ``runner`` (compiled drivers), ``gym_env``, ``vector``, ``sb3``,
-``pettingzoo_env``, ``render``, ``registration``.
+``pettingzoo_env``, ``gymnax_env`` (gymnax, optional), ``render``, ``registration``.
 """
 from billiards_env.functional import FunctionalEnv, State, make_functional
 from billiards_env.modes import shooter_reward
@@ -21,7 +21,15 @@ from billiards_env.registration import ENV_IDS, IDS, discipline_of, env_id, regi
 
 register_all()
 
+
+def make_gymnax(name: str = "three_cushion", mode: str = "shot", opponent="random", **options):
+    """(env, env_params): a discipline (id or Gymnasium id) as a gymnax environment
+    (``billiards_env.gymnax_env``; needs the optional gymnax, imported only here)."""
+    from billiards_env.gymnax_env import make_gymnax as make
+
+    return make(name, mode, opponent, **options)
+
 __all__ = [
     "FunctionalEnv", "State", "make_functional", "EnvParams", "default_params", "ENV_IDS", "IDS",
-    "discipline_of", "env_id", "register_all", "shooter_reward", "replace",
+    "discipline_of", "env_id", "register_all", "shooter_reward", "replace", "make_gymnax",
 ]

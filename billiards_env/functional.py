@@ -28,7 +28,7 @@ from jax.typing import ArrayLike
 
 import physics
 import rules as rules_lib
-from physics import execution
+from physics import devices, execution
 from billiards_env import actions, layouts, modes
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
@@ -392,10 +392,13 @@ class FunctionalEnv:
     def step_batch(self, states: State, actions_: ArrayLike, keys: jax.Array, params: EnvParams | None = None,
                    lanes: int = DEFAULT_LANES) -> State:
         """A batch of steps with the shots simulated on a pool of ``lanes`` lanes. Gives what
-        ``jax.vmap(env.step)`` gives, faster when shots differ in length."""
+        ``jax.vmap(env.step)`` gives, faster when shots differ in length. With several devices
+        the batch is split over them (``physics.devices.split_batch``)."""
         actions.check_shape(actions_, batch=np.shape(states.step_count)[0])
         ops = make_ops(self.config, batched=True, staged=False, lanes=lanes)
-        return transition(self.config, states, actions_, keys, self._params(params), ops)[0]
+        run = devices.split_batch(lambda s, a, k, p: transition(self.config, s, a, k, p, ops)[0],
+                                  (True, True, True, False))
+        return run(states, actions_, keys, self._params(params))
 
     def observe(self, state: State, viewer: ArrayLike, params: EnvParams | None = None) -> jax.Array:
         """(OBS_SIZE,) float32: the observation of ``state`` for player ``viewer``."""

@@ -7,7 +7,8 @@ staged, with the batch's automatic reset.
   by every carom discipline, so a process that uses several disciplines compiles much less. The
   built-in opponent's loop then runs in Python, one compiled call per opponent shot.
 
-Both give the same results. Compiled functions are cached per (Config, shape), so many adapter
+Both give the same results. The fused batch is split over the devices (``physics.devices``): each
+device steps its block of environments. Compiled functions are cached per (Config, shape), so many adapter
 objects over the same discipline share them.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from physics import devices
 from billiards_env.functional import DEFAULT_LANES, Config, initial_state, make_ops, transition
 
 
@@ -50,18 +52,28 @@ def _reset_finished(cfg, stepped, key, params):
     return _select(stepped.done, fresh, stepped)
 
 
-@functools.lru_cache(maxsize=None)
-def _fused_batch(cfg: Config, lanes: int, autoreset: bool):
+def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True):
+    """The pure batched step with the batch's automatic reset, for callers that trace it inside
+    their own ``jit`` (``agents.jax_ppo``): ``step(states, actions, key, params) -> (State after
+    the reset of finished environments, State as the step left it)``, ``key`` one key. The
+    physics runs on the lane pool, split over the devices (``physics.devices.split_batch``);
+    each environment's key is drawn from ``key`` before the split, so the results do not depend
+    on the device count."""
     ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
+    stepped_of = devices.split_batch(lambda s, a, k, p: transition(cfg, s, a, k, p, ops)[0], (True, True, True, False))
 
     def step(states, actions, key, params):
         k_step, k_reset = jax.random.split(key)
-        keys = jax.random.split(k_step, actions.shape[0])
-        stepped, _ = transition(cfg, states, actions, keys, params, ops)
+        stepped = stepped_of(states, actions, jax.random.split(k_step, actions.shape[0]), params)
         following = _reset_finished(cfg, stepped, k_reset, params) if autoreset else stepped
         return following, stepped
 
-    return jax.jit(step)
+    return step
+
+
+@functools.lru_cache(maxsize=None)
+def _fused_batch(cfg: Config, lanes: int, autoreset: bool):
+    return jax.jit(batch_step(cfg, lanes, autoreset))
 
 
 @functools.lru_cache(maxsize=None)

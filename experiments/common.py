@@ -9,7 +9,8 @@ Agent specs (``make_agent``)::
                                         ``SearchAgent()`` without noise, ``SearchAgent.for_noise``
                                         with it
     search:candidates=512,trials=4      the same with ``agents.SearchConfig`` fields replaced
-    learned:PATH                        ``agents.learned.LearnedAgent.load(PATH)``
+    learned:PATH                        ``agents.learned.LearnedAgent.load(PATH)`` (an SB3 .zip), or
+                                        ``agents.jax_policy.JaxPolicyAgent.load(PATH)`` (a JAX .npz)
 """
 from __future__ import annotations
 
@@ -220,7 +221,16 @@ def make_agent(spec, noise: float = 0.0, exact=None, noisy=None):
 
 
 def load_learned(path: str):
-    """``agents.learned.LearnedAgent.load(path)``, imported only when a learned agent is asked for."""
+    """``agents.learned.LearnedAgent.load(path)``, imported only when a learned agent is asked for;
+    a JAX checkpoint (``PATH.npz`` beside its sidecar, ``experiments.train --backend jax``) is
+    read by ``agents.jax_policy.JaxPolicyAgent.load``."""
+    from agents.jax_policy import JaxPolicyAgent, checkpoint_paths
+
+    if path.endswith(".npz") or os.path.isfile(checkpoint_paths(path)[0]):
+        try:
+            return JaxPolicyAgent.load(path)
+        except (ValueError, OSError) as e:
+            raise AgentSpecError(f"cannot load the JAX policy {path!r}: {e}") from None
     try:
         module = importlib.import_module("agents.learned")
     except ModuleNotFoundError as e:

@@ -2,11 +2,20 @@
 
 One episode is one shot from a random legal layout (or, with ``--start-probability``, the
 discipline's starting position); the reward is the official points of the shot for the shooter
-(``--zero-sum``: minus the points it hands the opponent, e.g. a Hungarian foul). The environments
-run batched in JAX (``billiards_env.sb3.BilliardsVecEnv``); the policy is a small MLP (torch).
+(``--zero-sum``: minus the points it hands the opponent, e.g. a Hungarian foul). Two backends:
 
-Every ``--eval-every`` timesteps the deterministic policy (``agents.LearnedAgent``, the planner
-that evaluation commands load) plays one shot from each of ``--eval-layouts`` fixed random
+* ``--backend jax`` (default, the faster): PPO in plain JAX (``agents.jax_ppo``), every update
+  (rollout on the physics lane pool, GAE, the epochs) one compiled call with nothing copied to the
+  host; the policy is saved as ``.npz`` + ``.json`` (``agents.JaxPolicyAgent``). PPO only, on the
+  official reward (no ``--shaping``).
+* ``--backend sb3``: Stable-Baselines3 PPO or SAC (torch) on the batched JAX environments
+  (``billiards_env.sb3.BilliardsVecEnv``); saved as ``.zip`` + ``.json`` (``agents.LearnedAgent``).
+  The default when an option only it has is given (``--algo sac``, ``--shaping``, ``--staged``,
+  ``--threads``).
+
+Both use the same settings, progress bar, evaluation and output files. Every ``--eval-every``
+timesteps the deterministic policy (the planner that evaluation commands load) plays one shot
+from each of ``--eval-layouts`` fixed random
 layouts: success rate (the shot scored) with its 95 % Wilson interval and the mean official
 reward. At the end, the trained policy and the random player (``agents.RandomAgent``) play the
 same ``--final-layouts`` fresh random layouts.
@@ -33,8 +42,9 @@ the cue ball's cushions before it up to the number the discipline asks for), a d
 the scored shots alone for the disciplines where a carom needs cushions. Evaluation always reports
 the official points and the shots that scored.
 
-Writes under ``--out`` (default ``results/train/<discipline>_<algo>``): the model
-``<discipline>_<algo>.zip`` and its sidecar ``.json`` (``agents.LearnedAgent.load``), the learning
+Writes under ``--out`` (default ``results/train/<discipline>_<algo>``, ``..._jax`` for the jax
+backend): the model ``<discipline>_<algo>.zip`` (jax: ``<discipline>_<algo>_jax.npz``) and its
+sidecar ``.json`` (``agents.LearnedAgent.load``, ``agents.JaxPolicyAgent.load``), the learning
 curve ``curve.csv`` and ``curve.png``, and ``summary.json`` (settings, timings, the final success
 rates with their intervals, the machine). ``--export PATH`` saves the model there too. The policy
 saved is, by default (``--keep best``), the one with the best periodic evaluation (its mean
@@ -42,6 +52,7 @@ official reward: the deterministic policy's success moves by a few points from o
 next); the final comparison is on other, fresh layouts, so it is not biased by that choice.
 
     python -m experiments.train --discipline three_cushion --algo ppo --timesteps 500000
+    python -m experiments.train --backend sb3 --discipline three_cushion --timesteps 500000
     python -m experiments.train --discipline hungarian_1000 --zero-sum --timesteps 20000   # quick
 """
 from __future__ import annotations
@@ -51,6 +62,7 @@ import copy
 import json
 import os
 import time
+from typing import Any, Callable, NamedTuple
 
 import jax
 import numpy as np
@@ -60,6 +72,8 @@ import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
 from agents.learned import LearnedAgent
 from experiments.common import machine_info, mean_ci, wilson, write_csv
+
+BACKENDS = ("jax", "sb3")
 
 ALGOS = ("ppo", "sac")
 SHAPINGS = ("none", "carom")
@@ -115,7 +129,7 @@ def make_model(args, venv):
 
     lr = LinearSchedule(args.lr, 0.0, 1.0) if args.lr_schedule == "linear" else args.lr
 
-    net = [int(x) for x in args.net.split(",") if x.strip()]
+    net = list(net_sizes(args))
     if args.algo == "ppo":
         return PPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.epochs,
                    learning_rate=lr, gamma=0.99, gae_lambda=0.95, ent_coef=0.0, clip_range=0.2,
@@ -160,57 +174,90 @@ class Evaluation:
                     foul_rate=float(fouls.mean()))
 
 
-def make_callback(args, evaluation: Evaluation, agent_of, rows: list, start_time: float):
+class Tracker:
+    """What both backends do while training: the tqdm progress bar, the periodic evaluation (a row
+    of ``curve.csv`` each), the running official training reward, the best policy so far and the
+    wall-time limit."""
+
+    def __init__(self, args, evaluation: Evaluation, start_time: float):
+        self.args = args
+        self.evaluation = evaluation
+        self.start_time = start_time
+        self.rows: list = []
+        self.recent: list = []  # official training rewards since the last evaluation
+        self.eval_seconds = 0.0
+        self.next_eval = 0
+        self.best = None  # (mean official reward, timesteps, policy snapshot) of the best evaluation
+        self.bar = tqdm(total=args.timesteps, unit="step", dynamic_ncols=True, smoothing=0.05)
+
+    def due(self, timesteps: int) -> bool:
+        return self.args.eval_every > 0 and timesteps >= self.next_eval
+
+    def evaluate(self, timesteps: int, planner, snapshot) -> None:
+        """Evaluate ``planner`` (the policy after ``timesteps`` shots); ``snapshot()`` copies its
+        weights, kept if this is the best evaluation so far."""
+        t0 = time.perf_counter()
+        row = self.evaluation.run(planner)
+        self.eval_seconds += time.perf_counter() - t0
+        train = float(np.mean(self.recent)) if self.recent else float("nan")
+        row = dict(timesteps=int(timesteps), seconds=round(time.perf_counter() - self.start_time, 1),
+                   train_reward=train, **row)
+        self.rows.append(row)
+        if self.best is None or row["mean_reward"] > self.best[0]:
+            self.best = (row["mean_reward"], row["timesteps"], snapshot())
+        self.recent = []
+        self.bar.set_postfix(success=f"{row['success_rate']:.3f}", reward=f"{row['mean_reward']:.2f}")
+        tqdm.write(f"{row['timesteps']:>9d} steps, {row['seconds']:7.0f} s: "
+                   f"success {row['successes']}/{row['layouts']}"
+                   f" = {row['success_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
+                   f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, "
+                   f"training reward {train:.3f}")
+        write_csv(os.path.join(self.args.out, "curve.csv"), self.rows)
+        while self.next_eval <= timesteps:
+            self.next_eval += self.args.eval_every
+
+    def progress(self, timesteps: int) -> bool:
+        """Move the bar to ``timesteps``; False once the wall-time limit has passed."""
+        self.bar.update(timesteps - self.bar.n)
+        limit = self.args.max_minutes
+        return limit is None or time.perf_counter() - self.start_time < limit * 60
+
+    def selected(self, timesteps: int):
+        """(timesteps of the policy to keep, its snapshot or None for the last one) under ``--keep``."""
+        if self.args.keep == "best" and self.best is not None:
+            return self.best[1], self.best[2]
+        return timesteps, None
+
+
+def make_callback(args, tracker: Tracker, agent_of):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class Progress(BaseCallback):
-        """tqdm progress, the periodic evaluation, the running official training reward, and the
-        wall-time limit (training stops at the first update after it)."""
+        """The tracker driven by SB3 (training stops at the first update after the time limit)."""
+
+        def snapshot(self):
+            return copy.deepcopy(self.model.policy.state_dict())
+
+        def evaluate(self):
+            tracker.evaluate(self.num_timesteps, agent_of(self.model), self.snapshot)
 
         def _on_training_start(self):
-            self.bar = tqdm(total=args.timesteps, unit="step", dynamic_ncols=True, smoothing=0.05)
-            self.next_eval = 0
-            self.recent = []
-            self.eval_seconds = 0.0
-            self.best = None  # (mean official reward, timesteps, policy weights) of the best evaluation
             if args.eval_every > 0:
                 self.evaluate()  # the untrained policy
 
-        def evaluate(self):
-            t0 = time.perf_counter()
-            row = evaluation.run(agent_of(self.model))
-            self.eval_seconds += time.perf_counter() - t0
-            train = float(np.mean(self.recent)) if self.recent else float("nan")
-            row = dict(timesteps=int(self.num_timesteps), seconds=round(time.perf_counter() - start_time, 1),
-                       train_reward=train, **row)
-            rows.append(row)
-            if self.best is None or row["mean_reward"] > self.best[0]:
-                self.best = (row["mean_reward"], row["timesteps"], copy.deepcopy(self.model.policy.state_dict()))
-            self.recent = []
-            self.bar.set_postfix(success=f"{row['success_rate']:.3f}", reward=f"{row['mean_reward']:.2f}")
-            tqdm.write(f"{row['timesteps']:>9d} steps, {row['seconds']:7.0f} s: "
-                       f"success {row['successes']}/{row['layouts']}"
-                       f" = {row['success_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
-                       f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, "
-                       f"training reward {train:.3f}")
-            write_csv(os.path.join(args.out, "curve.csv"), rows)
-            while self.next_eval <= self.num_timesteps:
-                self.next_eval += args.eval_every
-
         def _on_rollout_start(self):
             # after the policy update that ended the last rollout (PPO), so a row is the policy as saved
-            if args.eval_every > 0 and self.num_timesteps >= self.next_eval:
+            if tracker.due(self.num_timesteps):
                 self.evaluate()
 
         def _on_step(self) -> bool:
             official = getattr(self.training_env, "official_rewards", None)
             if official is not None:
-                self.recent.append(float(np.mean(official)))
-            self.bar.update(self.num_timesteps - self.bar.n)
-            return args.max_minutes is None or time.perf_counter() - start_time < args.max_minutes * 60
+                tracker.recent.append(float(np.mean(official)))
+            return tracker.progress(self.num_timesteps)
 
         def _on_training_end(self):
-            self.bar.close()
+            tracker.bar.close()
 
     return Progress()
 
@@ -261,6 +308,10 @@ def parse_args(argv=None):
                                      epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--discipline", default="three_cushion", choices=list(rules.DISCIPLINES))
     parser.add_argument("--algo", default="ppo", choices=ALGOS)
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="jax: PPO in plain JAX, every update one compiled call (the faster, the default); "
+                             "sb3: Stable-Baselines3 (PPO or SAC) on the SB3 adapter (the default when an option "
+                             "only it has is given: --algo sac, --shaping, --staged, --threads)")
     parser.add_argument("--timesteps", type=int, default=500_000, help="training shots")
     parser.add_argument("--max-minutes", type=float, help="stop training after this wall time (minutes)")
     parser.add_argument("--n-envs", type=int, help="environments per batched step (ppo 512, sac 64)")
@@ -291,79 +342,187 @@ def parse_args(argv=None):
                         help="compile the environment stage by stage (less compile time, slower steps)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--distributed", action="store_true",
+                        help="several hosts: call jax.distributed.initialize() first (README, 'Several devices')")
+    parser.add_argument("--coordinator", help="several hosts: the coordinator's address host:port (implies "
+                        "--distributed, with --num-processes and --process-id)")
+    parser.add_argument("--num-processes", type=int, help="several hosts: how many processes in all")
+    parser.add_argument("--process-id", type=int, help="several hosts: this process's id, 0 on the coordinator")
     parser.add_argument("--out", help="results folder (default results/train/<discipline>_<algo>)")
     parser.add_argument("--export", help="also save the model here (a .zip path; its .json beside it)")
     args = parser.parse_args(argv)
+    sb3_only = [flag for flag, given in (("--algo sac", args.algo != "ppo"), ("--shaping", args.shaping != "none"),
+                                         ("--staged", args.staged), ("--threads", args.threads != 1)) if given]
+    if args.backend is None:
+        args.backend = "sb3" if sb3_only else "jax"
+    if args.backend == "jax" and sb3_only:
+        parser.error(f"{', '.join(sb3_only)}: for --backend sb3 only (the jax backend trains PPO on the official "
+                     "reward, without torch)")
     for name, value in DEFAULTS[args.algo].items():
         if getattr(args, name) is None:
             setattr(args, name, value)
     if args.out is None:
-        args.out = os.path.join("results", "train", f"{args.discipline}_{args.algo}")
+        suffix = "_jax" if args.backend == "jax" else ""
+        args.out = os.path.join("results", "train", f"{args.discipline}_{args.algo}{suffix}")
     return args
 
 
-def main(argv=None):
-    args = parse_args(argv)
+class Trained(NamedTuple):
+    """What a backend's training hands to the shared report."""
+
+    agent: Any  # the planner saved (LearnedAgent or JaxPolicyAgent)
+    load: Callable  # path -> the planner, read back from its files
+    env_params: Any
+    tracker: Tracker
+    timesteps: int
+    selected: int
+    setup_seconds: float
+    train_seconds: float
+    extra_timings: dict
+
+
+def train_sb3(args, env_settings: dict, start_time: float) -> Trained:
+    """Stable-Baselines3 PPO or SAC on the SB3 adapter (``billiards_env.sb3``)."""
     import torch
 
     torch.set_num_threads(args.threads)
-    os.makedirs(args.out, exist_ok=True)
-    start_time = time.perf_counter()
     venv = make_venv(args)
     model = make_model(args, venv)
-    env_settings = dict(mode="shot", obs_format="flat", rule_options={}, physics_options={}, values=env_values(args))
 
-    def agent_of(m):
-        return LearnedAgent(m, args.discipline, args.algo, env_settings)
+    def agent_of(m, info=None):
+        return LearnedAgent(m, args.discipline, args.algo, env_settings, info)
 
-    key = jax.random.PRNGKey(args.seed + 1000)
-    evaluation = Evaluation(venv.params, args.eval_layouts, jax.random.fold_in(key, 1),
-                            args.noise, args.zero_sum)
-    rows = []
-    callback = make_callback(args, evaluation, agent_of, rows, start_time)
+    tracker = Tracker(args, make_evaluation(args, venv.params, args.eval_layouts, 1), start_time)
+    callback = make_callback(args, tracker, agent_of)
     setup_seconds = time.perf_counter() - start_time
     train_start = time.perf_counter()
     model.learn(args.timesteps, callback=callback)
     train_seconds = time.perf_counter() - train_start
-    if not rows or rows[-1]["timesteps"] != model.num_timesteps:
+    if not tracker.rows or tracker.rows[-1]["timesteps"] != model.num_timesteps:
         callback.evaluate()
-    train_eval_seconds = callback.eval_seconds
-    selected = int(model.num_timesteps)
-    if args.keep == "best" and callback.best is not None:
-        selected = callback.best[1]
-        model.policy.load_state_dict(callback.best[2])
-
-    settings = {k: v for k, v in vars(args).items()}
+    selected, weights = tracker.selected(int(model.num_timesteps))
+    if weights is not None:
+        model.policy.load_state_dict(weights)
     info = dict(timesteps=int(model.num_timesteps), selected_timesteps=selected, train_seconds=round(train_seconds, 1),
-                settings=settings)
-    agent = LearnedAgent(model, args.discipline, args.algo, env_settings, info)
-    name = f"{args.discipline}_{args.algo}"
-    model_path, sidecar_path = agent.save(os.path.join(args.out, name + ".zip"))
-    exported = list(agent.save(args.export)) if args.export else []
+                settings=dict(vars(args)))
+    return Trained(agent_of(model, info), LearnedAgent.load, venv.params, tracker, int(model.num_timesteps), selected,
+                   setup_seconds, train_seconds, {})
+
+
+def ppo_config(args, updates: int):
+    """The JAX PPO's settings from the command line (the same flags as the SB3 PPO)."""
+    from agents.jax_ppo import PPOConfig
+
+    return PPOConfig(n_envs=args.n_envs, n_steps=args.n_steps, minibatch_size=args.batch_size, epochs=args.epochs,
+                     lr=args.lr, lr_schedule=args.lr_schedule, total_updates=updates, hidden=net_sizes(args),
+                     lanes=args.lanes)
+
+
+def train_jax(args, env_settings: dict, start_time: float) -> Trained:
+    """The JAX PPO (``agents.jax_ppo``): every update one compiled call, no host copies between."""
+    from agents.jax_policy import JaxPolicyAgent
+    from agents.jax_ppo import PPO
+    from billiards_env import make_functional
+
+    env = make_functional(args.discipline, "shot", **env_values(args))
+    shots = args.n_envs * args.n_steps
+    updates = max(1, -(-args.timesteps // shots))
+    ppo = PPO(env, ppo_config(args, updates))
+    tracker = Tracker(args, make_evaluation(args, ppo.env_params, args.eval_layouts, 1), start_time)
+    state = ppo.init(args.seed)
+    setup_seconds = time.perf_counter() - start_time
+    train_start = time.perf_counter()
+
+    def evaluate(timesteps):
+        tracker.evaluate(timesteps, ppo.agent(state, env_settings), lambda: jax.device_get(state.net))
+
+    if args.eval_every > 0:
+        evaluate(0)
+    done, seconds = 0, []
+    for _ in range(updates):
+        t0 = time.perf_counter()
+        state, metrics = ppo.update(state)
+        tracker.recent.append(float(metrics["reward"]))  # waits for the update: the time is the update's
+        seconds.append(time.perf_counter() - t0)
+        done += shots
+        if tracker.due(done):
+            evaluate(done)
+        if not tracker.progress(done):
+            break
+    train_seconds = time.perf_counter() - train_start
+    tracker.bar.close()
+    if not tracker.rows or tracker.rows[-1]["timesteps"] != done:
+        evaluate(done)
+    selected, net = tracker.selected(done)
+    info = dict(timesteps=done, selected_timesteps=selected, train_seconds=round(train_seconds, 1),
+                settings=dict(vars(args)))
+    agent = JaxPolicyAgent(jax.device_get(state.net) if net is None else net, args.discipline, env_settings, info)
+    return Trained(agent, JaxPolicyAgent.load, ppo.env_params, tracker, done, selected, setup_seconds, train_seconds,
+                   update_timings(seconds, shots))
+
+
+def update_timings(seconds: list, shots: int) -> dict:
+    """The first update's time (it compiles) and the shots per second of the others."""
+    rest = sum(seconds[1:])
+    return dict(first_update_s=round(seconds[0], 1) if seconds else None,
+                steady_steps_per_s=round(shots * (len(seconds) - 1) / rest, 1) if rest > 0 else None)
+
+
+def make_evaluation(args, env_params, layouts: int, which: int) -> Evaluation:
+    """The periodic (``which`` 1) or the final (2) evaluation's fixed layouts."""
+    key = jax.random.fold_in(jax.random.PRNGKey(args.seed + 1000), which)
+    return Evaluation(env_params, layouts, key, args.noise, args.zero_sum)
+
+
+def net_sizes(args) -> tuple[int, ...]:
+    return tuple(int(x) for x in args.net.split(",") if x.strip())
+
+
+def start_distributed(args) -> None:
+    """``jax.distributed.initialize`` for a run over several hosts (before any other JAX call)."""
+    if args.coordinator is not None:
+        jax.distributed.initialize(args.coordinator, num_processes=args.num_processes, process_id=args.process_id)
+    elif args.distributed:
+        jax.distributed.initialize()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start_distributed(args)
+    os.makedirs(args.out, exist_ok=True)
+    start_time = time.perf_counter()
+    env_settings = dict(mode="shot", obs_format="flat", rule_options={}, physics_options={}, values=env_values(args))
+    trained = (train_jax if args.backend == "jax" else train_sb3)(args, env_settings, start_time)
+    tracker, rows = trained.tracker, trained.tracker.rows
+
+    settings = dict(vars(args))
+    name = f"{args.discipline}_{args.algo}" + ("_jax" if args.backend == "jax" else "")
+    suffix = ".npz" if args.backend == "jax" else ".zip"
+    model_path, sidecar_path = trained.agent.save(os.path.join(args.out, name + suffix))
+    exported = list(trained.agent.save(args.export)) if args.export else []
 
     print(f"final comparison on {args.final_layouts} random layouts", flush=True)
-    final_eval = Evaluation(venv.params, args.final_layouts, jax.random.fold_in(key, 2),
-                            args.noise, args.zero_sum)
+    final_eval = make_evaluation(args, trained.env_params, args.final_layouts, 2)
     t0 = time.perf_counter()
-    final = final_eval.run(LearnedAgent.load(model_path))
+    final = final_eval.run(trained.load(model_path))
     random_final = final_eval.run(RandomAgent())
     final_seconds = time.perf_counter() - t0
-    random_curve = evaluation.run(RandomAgent())
+    random_curve = tracker.evaluation.run(RandomAgent())
     for label, row in (("trained", final), ("random", random_final)):
         print(f"  {label:8s} success {row['successes']}/{row['layouts']} = {row['success_rate']:.4f} "
               f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}], mean reward {row['mean_reward']:.3f} "
               f"[{row['reward_ci_low']:.3f}, {row['reward_ci_high']:.3f}], fouls {row['foul_rate']:.3f}")
 
-    training_steps_per_s = model.num_timesteps / max(1e-9, train_seconds - train_eval_seconds)
+    training_steps_per_s = trained.timesteps / max(1e-9, trained.train_seconds - tracker.eval_seconds)
     summary = dict(
-        discipline=args.discipline, algorithm=args.algo, timesteps=int(model.num_timesteps),
-        selected_timesteps=selected,
+        discipline=args.discipline, algorithm=args.algo, backend=args.backend, timesteps=trained.timesteps,
+        selected_timesteps=trained.selected,
         final=dict(trained=final, random=random_final, layouts=args.final_layouts,
                    trained_beats_random=final["ci_low"] > random_final["ci_high"]),
         periodic_evaluation=dict(layouts=args.eval_layouts, last=rows[-1] if rows else None, random=random_curve),
-        timings=dict(setup_s=round(setup_seconds, 1), train_s=round(train_seconds, 1),
-                     train_evaluation_s=round(train_eval_seconds, 1), final_evaluation_s=round(final_seconds, 1),
-                     training_steps_per_s=round(training_steps_per_s, 1),
+        timings=dict(setup_s=round(trained.setup_seconds, 1), train_s=round(trained.train_seconds, 1),
+                     train_evaluation_s=round(tracker.eval_seconds, 1), final_evaluation_s=round(final_seconds, 1),
+                     training_steps_per_s=round(training_steps_per_s, 1), **trained.extra_timings,
                      total_s=round(time.perf_counter() - start_time, 1)),
         settings=settings, env=env_settings,
         reward="official points of the shot for the shooter" + (" minus the points handed to the opponent"
@@ -377,7 +536,8 @@ def main(argv=None):
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=float)
     write_csv(os.path.join(args.out, "curve.csv"), rows)
-    plot_curve(os.path.join(args.out, "curve.png"), rows, random_curve, f"{args.discipline}, {args.algo.upper()}")
+    title = f"{args.discipline}, {args.algo.upper()}" + (" (JAX)" if args.backend == "jax" else " (SB3)")
+    plot_curve(os.path.join(args.out, "curve.png"), rows, random_curve, title)
     print(f"wrote {args.out}/ ({model_path}, curve.csv, curve.png, summary.json) "
           f"in {summary['timings']['total_s']:.0f} s")
     return summary

@@ -9,7 +9,7 @@ other at the same time, in the order ``physics.detect`` documents.
 """
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 from typing import Optional
 
 import jax
@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from physics import collide, thinning
+from physics import collide, devices, thinning
 from physics._pytree import pytree_dataclass
 from physics.detect import (
     CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
@@ -701,8 +701,11 @@ def simulate_batch(
     (scalars are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2);
     params: shared, or with a leading batch axis on every leaf when ``batched_params`` is True
     (to sweep a physical parameter, with a plain ``vmap``). lanes: how many shots run side by
-    side (see ``_simulate_pool``). Bad arguments raise as in ``simulate``; a size that does not
-    match the batch of ``positions`` raises ValueError naming the argument.
+    side (see ``_simulate_pool``), on each device. Bad arguments raise as in ``simulate``; a size
+    that does not match the batch of ``positions`` raises ValueError naming the argument.
+
+    With several devices a batch that splits evenly over them is split (``physics.devices``):
+    each device plays its rows on its own pool, and the result's leaves stay sharded.
     """
     _check_positions(positions, batched=True)
     batch, n = np.shape(positions)[:2]
@@ -717,4 +720,12 @@ def simulate_batch(
         pin = jnp.broadcast_to(jnp.asarray(pin, params.dtype), (batch, 2))
     if batched_params:
         return _simulate_batch_params_jit(positions, shot, cue_ball, params, pin)
+    if devices.device_count() > 1:
+        return _simulate_pool_split(int(lanes))(positions, shot, cue_ball, params, pin)
     return _simulate_pool_jit(positions, shot, cue_ball, params, pin, lanes=int(lanes))
+
+
+@lru_cache(maxsize=None)
+def _simulate_pool_split(lanes: int):
+    """The pool compiled to run on every device's rows (``physics.devices.split_batch``)."""
+    return jax.jit(devices.split_batch(partial(_simulate_pool, lanes=lanes), (True, True, True, False, True)))

@@ -1,0 +1,227 @@
+"""``JaxPolicyAgent``: a policy trained by the JAX PPO (``agents.jax_ppo``) as a planner, and its
+network and checkpoint format.
+
+The network is a plain-JAX MLP: a list of (weights, bias) layers with tanh between them, one for
+the policy's mean action and one for the value, and a state-independent log standard deviation.
+Plain arrays rather than flax modules: the whole model is a dict of a few arrays, saved as they
+are (``.npz``) and read back with NumPy alone, the training loop differentiates it with
+``jax.grad`` directly, and nothing beyond JAX is needed to play it.
+
+Action squashing, "clip": the policy is a Gaussian over R^9 whose sample is clipped into the
+action box [-1, 1]^9 when played; log-probabilities are those of the unclipped sample (as
+Stable-Baselines3 does for its clipped Gaussian), so the PPO ratio is exact for the sample the
+learner drew. Deterministic play clips the mean.
+
+A checkpoint is two files side by side: ``name.npz`` (the arrays, keys ``pi/0/w``, ``pi/0/b``, ...,
+``vf/...``, ``log_std``) and ``name.json`` (the sidecar: discipline, mode, observation contract
+as in ``agents.learned``, network sizes, activation, squashing, environment settings). A
+checkpoint of another observation version is refused with both layouts in the message.
+
+    agent = JaxPolicyAgent.load("results/train/three_cushion_jax/three_cushion_jax")   # ".npz" optional
+    shots = agent.plan_batch(rules, states, params, keys)      # traceable: also a built-in opponent
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+import physics
+from physics.params import Params
+from rules import GameState, Rules
+from agents.learned import (
+    PolicyPlanner, _check_observation, _jsonable, _observe_batch, _shots_batch, check_observations, env_params_of,
+    read_sidecar,
+)
+from billiards_env import actions as env_actions
+from billiards_env import observation as env_observation
+from billiards_env.observation import OBS_SIZE
+
+SIDECAR_FORMAT = "carom-billiards jax policy"
+SIDECAR_VERSION = 1
+ACTIVATION = "tanh"
+SQUASHING = "clip"
+HIDDEN = (64, 64)
+
+
+# -- the network ----------------------------------------------------------------------------------
+
+
+def init_mlp(key: jax.Array, sizes: tuple[int, ...], out_gain: float) -> list[dict]:
+    """Layers of sizes[0] -> ... -> sizes[-1]: orthogonal weights (gain sqrt 2 on hidden layers,
+    ``out_gain`` on the last, the usual PPO initialisation), zero biases."""
+    keys = jax.random.split(key, len(sizes) - 1)
+    layers = []
+    for i, (k, n_in, n_out) in enumerate(zip(keys, sizes[:-1], sizes[1:])):
+        gain = out_gain if i == len(sizes) - 2 else float(np.sqrt(2.0))
+        w = jax.nn.initializers.orthogonal(gain)(k, (n_in, n_out), jnp.float32)
+        layers.append({"w": w, "b": jnp.zeros((n_out,), jnp.float32)})
+    return layers
+
+
+def mlp(layers: list[dict], x: jax.Array) -> jax.Array:
+    """tanh between layers, linear output."""
+    for layer in layers[:-1]:
+        x = jnp.tanh(x @ layer["w"] + layer["b"])
+    return x @ layers[-1]["w"] + layers[-1]["b"]
+
+
+def init_network(key: jax.Array, hidden: tuple[int, ...] = HIDDEN, log_std_init: float = 0.0) -> dict:
+    """A new policy-and-value network for the flat observation and the 9-dim action."""
+    k_pi, k_vf = jax.random.split(key)
+    n = env_actions.N_ACTIONS
+    return {"pi": init_mlp(k_pi, (OBS_SIZE, *hidden, n), 0.01), "vf": init_mlp(k_vf, (OBS_SIZE, *hidden, 1), 1.0),
+            "log_std": jnp.full((n,), log_std_init, jnp.float32)}
+
+
+def mean_action(net: dict, obs: jax.Array) -> jax.Array:
+    """The Gaussian's mean, before clipping (..., 9)."""
+    return mlp(net["pi"], obs)
+
+
+def value(net: dict, obs: jax.Array) -> jax.Array:
+    """The value estimate (...)."""
+    return mlp(net["vf"], obs)[..., 0]
+
+
+def play_action(net: dict, obs: jax.Array) -> jax.Array:
+    """The deterministic action: the mean clipped into the action box."""
+    return jnp.clip(mean_action(net, obs), env_actions.LOW, env_actions.HIGH)
+
+
+def hidden_sizes(net: dict) -> tuple[int, ...]:
+    return tuple(int(layer["w"].shape[1]) for layer in net["pi"][:-1])
+
+
+def to_arrays(net: dict) -> dict[str, np.ndarray]:
+    """The network as flat named NumPy arrays (``pi/0/w``, ...), for ``np.savez``."""
+    out = {"log_std": np.asarray(net["log_std"])}
+    for part in ("pi", "vf"):
+        for i, layer in enumerate(net[part]):
+            out[f"{part}/{i}/w"] = np.asarray(layer["w"])
+            out[f"{part}/{i}/b"] = np.asarray(layer["b"])
+    return out
+
+
+def from_arrays(arrays, hidden: tuple[int, ...]) -> dict:
+    """The network of ``to_arrays``' output with ``hidden`` layers; ValueError when an array is
+    missing or of the wrong shape."""
+    n = env_actions.N_ACTIONS
+    net: dict = {"log_std": None, "pi": [], "vf": []}
+    expected: dict[str, tuple[int, ...]] = {"log_std": (n,)}
+    for part, out in (("pi", n), ("vf", 1)):
+        sizes = (OBS_SIZE, *hidden, out)
+        for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            expected[f"{part}/{i}/w"] = (n_in, n_out)
+            expected[f"{part}/{i}/b"] = (n_out,)
+    for name, shape in expected.items():
+        if name not in arrays or tuple(np.shape(arrays[name])) != shape:
+            got = tuple(np.shape(arrays[name])) if name in arrays else "missing"
+            raise ValueError(f"checkpoint array {name} must have shape {shape} (hidden {list(hidden)}), got {got}")
+    net["log_std"] = jnp.asarray(arrays["log_std"], jnp.float32)
+    for part in ("pi", "vf"):
+        net[part] = [{"w": jnp.asarray(arrays[f"{part}/{i}/w"], jnp.float32),
+                      "b": jnp.asarray(arrays[f"{part}/{i}/b"], jnp.float32)} for i in range(len(hidden) + 1)]
+    return net
+
+
+# -- the planner ----------------------------------------------------------------------------------
+
+
+def checkpoint_paths(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """(the arrays' .npz, the .json sidecar) for a path given with or without ".npz"."""
+    path = os.fspath(path)
+    stem = path[:-4] if path.endswith(".npz") else path
+    return stem + ".npz", stem + ".json"
+
+
+@jax.jit
+def _play(net, game_rules, states, env_params):
+    return _shots_batch(play_action(net, _observe_batch(game_rules, states, env_params)), env_params)
+
+
+class JaxPolicyAgent(PolicyPlanner):
+    """A network of ``init_network``'s form and what it was trained on.
+
+    Arguments: net (the arrays), discipline, env: the environment settings of training (as
+    ``agents.LearnedAgent``: ``rule_options``, ``physics_options``, ``values``); info: anything
+    else for the sidecar (training settings, results).
+    """
+
+    name = "jax_policy"
+
+    def __init__(self, net: dict, discipline: str, env: dict | None = None, info: dict | None = None):
+        env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {},
+               **(env or {})}
+        if env["mode"] != "shot" or env["obs_format"] != "flat":
+            raise ValueError(f"a JaxPolicyAgent plays policies trained on the flat observation of \"shot\" mode, "
+                             f"not mode={env['mode']!r}, obs_format={env['obs_format']!r}")
+        self.net = jax.tree_util.tree_map(jnp.asarray, net)
+        self.discipline = discipline
+        self.env = env
+        self.info = dict(info or {})
+        self.env_params = env_params_of(discipline, env)
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def sidecar(self) -> dict:
+        return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline, mode="shot",
+                    observation_size=OBS_SIZE, observation=env_observation.layout(), n_actions=env_actions.N_ACTIONS,
+                    network=dict(hidden=list(hidden_sizes(self.net)), activation=ACTIVATION,
+                                 action_squashing=SQUASHING, log_std="state-independent"),
+                    env=self.env, info=self.info)
+
+    def save(self, path: str | os.PathLike[str]) -> tuple[str, str]:
+        """Write the arrays (.npz) and the sidecar (.json); returns both paths."""
+        npz_path, json_path = checkpoint_paths(path)
+        os.makedirs(os.path.dirname(os.path.abspath(npz_path)), exist_ok=True)
+        arrays: dict = to_arrays(self.net)
+        with open(npz_path, "wb") as f:
+            np.savez(f, **arrays)
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(self.sidecar(), f, indent=2, default=_jsonable)
+            f.write("\n")
+        return npz_path, json_path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "JaxPolicyAgent":
+        """The agent saved at ``path`` (.npz with or without the suffix, its .json beside it).
+        ValueError when a file is missing or malformed, or the observation differs."""
+        npz_path, json_path = checkpoint_paths(path)
+        meta = read_sidecar("JAX policy", (npz_path, "arrays", "a saved policy is a .npz"), json_path,
+                            SIDECAR_FORMAT, SIDECAR_VERSION)
+        if not isinstance(meta.get("discipline"), str) or not isinstance(meta.get("env", {}), dict):
+            raise ValueError(f"{json_path}: sidecar lacks a discipline or a valid env entry")
+        _check_observation(meta.get("observation"), json_path)
+        network = meta.get("network") or {}
+        if network.get("activation") != ACTIVATION or network.get("action_squashing") != SQUASHING:
+            raise ValueError(f"{json_path}: network {network!r}; this code plays activation {ACTIVATION!r} with "
+                             f"action_squashing {SQUASHING!r}")
+        try:
+            with np.load(npz_path) as arrays:
+                net = from_arrays(dict(arrays), tuple(int(h) for h in network.get("hidden", ())))
+        except (OSError, ValueError) as error:
+            raise ValueError(f"cannot read the JAX policy {npz_path}: {error}") from None
+        return cls(net, meta["discipline"], meta.get("env"), meta.get("info"))
+
+    # -- playing -------------------------------------------------------------------------------
+
+    def act(self, observations: ArrayLike) -> np.ndarray:
+        """Deterministic actions in [-1, 1]^9 for flat observations, (OBS_SIZE,) or (N, OBS_SIZE)."""
+        return np.asarray(play_action(self.net, jnp.asarray(check_observations(observations))))
+
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        """The strikes of the deterministic policy; pure JAX (traceable), so the agent also plays as
+        an environment's built-in opponent (``as_policy``)."""
+        self._check_rules(rules)
+        return _play(self.net, rules, states, self._env_params(params))
+
+    def __repr__(self):
+        return f"JaxPolicyAgent({self.discipline!r}, hidden={list(hidden_sizes(self.net))})"
+
+
+__all__ = ["JaxPolicyAgent", "init_network", "mean_action", "value", "play_action", "checkpoint_paths"]
