@@ -297,6 +297,7 @@ def test_the_search_agent_is_the_built_in_opponent_of_a_game():
     _play_against(SearchAgent(candidates=32, seeds=8, refine_parents=0, lanes=32), 2)
 
 
+@pytest.mark.slow  # the fused game step (the opponent's loop around the physics) is the largest compile
 def test_fused_and_staged_steps_agree_and_trace_under_vmap():
     env = fenv("three_cushion", "game")
     p = env.default_params
