@@ -4,8 +4,9 @@
 Jump: a blocking ball one ball-width in front of the cue ball (centres 4 R apart); the cue ball
 must pass it without touching it and land beyond it. Massé: a ball in the direct line between the
 cue ball and the spot it is to reach; the cue ball must stay on the cloth, curve round the blocker
-without touching it (or a cushion) and cross the direct line again beyond it. The searches run over cue elevation, speed and tip offset (and, for
-the massé, the aim) and keep the gentlest jump and the massé that comes back to the line soonest.
+without touching it (or a cushion) and cross the direct line again beyond it. The searches run
+over cue elevation, speed and tip offset (and, for the massé, the aim) and keep the gentlest jump
+and the massé that comes back to the line soonest.
 
     python -m experiments.raised_shots            # search both, write docs/images/*.png
     python -m experiments.raised_shots --no-png   # search and print only
@@ -124,7 +125,7 @@ def search_masse(params):
     """The massé that comes back to the direct line soonest after the blocker: (shot dict, result, found)."""
     # Right english (a > 0) on a steep cue curves the ball to the right: aim to the left of the blocker.
     grid = [dict(V0=v, phi=p, theta=t, a=a, b=b)
-            for v, p, t, a, b in itertools.product((1.8, 2.0, 2.2), (30.0, 35.0, 40.0, 45.0, 50.0, 55.0), (70.0, 75.0, 80.0),
+            for v, p, t, a, b in itertools.product((1.8, 2.0, 2.2), np.arange(30.0, 55.1, 5.0), (70.0, 75.0, 80.0),
                                                    (0.3, 0.4, 0.5), (-0.3, -0.15, 0.0))]
     res = _batch(grid, masse_layout(params), params)
     ok, back_at = masse_works(res, params)
