@@ -157,6 +157,13 @@ def test_C_6_2_and_H_7_1_a_ball_that_strikes_or_rides_onto_the_rail_has_jumped(p
     assert np.asarray(rules_log.jumped(res)).tolist() == [True, False, False]
 
 
+def test_a_rail_below_the_nose_is_refused_naming_both():
+    with pytest.raises(ValueError, match=r"params\.table\.rail_height must be at least cushion\.height"):
+        physics.default_params(rail_height=0.030)
+    with pytest.raises(ValueError, match=r"params\.table\.rail_width must be in \(0, inf\)"):
+        physics.default_params(rail_width=0.0)
+
+
 def test_the_new_impulses_never_add_energy(params):
     rng = np.random.default_rng(5)
     n = 4096
