@@ -44,28 +44,33 @@ def _logs(res):
     return kinds, balls, used
 
 
-def touched(res, i: int, j: int) -> np.ndarray:
-    """(batch,) bool: balls i and j met in the shot."""
+def touched(res, i: int, j: int, until=None) -> np.ndarray:
+    """(batch,) bool: balls i and j met in the shot (up to the times ``until``, (batch,), if given)."""
     kinds, balls, used = _logs(res)
+    if until is not None:
+        used = used & (np.asarray(res.events.time) <= np.asarray(until)[:, None])
     pair = np.sort(balls, axis=-1) == np.array(sorted((i, j)))
     return np.any(used & (kinds == EventKind.BALL_BALL) & np.all(pair, axis=-1), axis=-1)
 
 
-def first_landing(res, ball: int = 0) -> np.ndarray:
-    """(batch, 2): where ``ball`` first lands (NaN where it never does)."""
+def first_landing(res, ball: int = 0):
+    """((batch, 2) where ``ball`` first lands, (batch,) when): NaN and inf where it never does."""
     kinds, balls, used = _logs(res)
     hit = used & (kinds == EventKind.BALL_LANDING) & (balls[..., 0] == ball)
     k = np.argmax(hit, axis=-1)
-    at = np.asarray(res.events.positions)[np.arange(k.size), k, ball]
-    return np.where(np.any(hit, axis=-1)[:, None], at, np.nan)
+    rows = np.arange(k.size)
+    landed = np.any(hit, axis=-1)
+    at = np.asarray(res.events.positions)[rows, k, ball]
+    return np.where(landed[:, None], at, np.nan), np.where(landed, np.asarray(res.events.time)[rows, k], np.inf)
 
 
 def jump_works(res, params) -> np.ndarray:
-    """(batch,) bool: the cue ball passed over the blocker without touching it, landed beyond it
-    and stayed on the table."""
+    """(batch,) bool: the cue ball passed over the blocker without touching it and first landed on
+    the table beyond it (what it does after that landing does not matter)."""
     blocker_x = float(jump_layout(params)[1, 0])
-    beyond = first_landing(res)[:, 0] > blocker_x + 2.0 * float(params.ball.radius)
-    return ~touched(res, 0, 1) & np.nan_to_num(beyond, nan=False).astype(bool) & np.asarray(res.on_table)[:, 0]
+    where, when = first_landing(res)
+    beyond = np.nan_to_num(where[:, 0], nan=-np.inf) > blocker_x + 2.0 * float(params.ball.radius)
+    return ~touched(res, 0, 1, until=when) & beyond
 
 
 def cue_paths(res, params, samples: int = 96):

@@ -99,6 +99,18 @@ def test_a_steep_firm_stroke_jumps_a_ball_one_ball_width_in_front(params):
     assert bool(raised_shots.touched(_batch_of_one(flat), 0, 1)[0])
 
 
+def test_a_jump_cue_jumps_the_same_ball_from_50_degrees(params):
+    # A light jump cue with a hard tip gets out of the way of the rebound (docs/physics.md
+    # section 3): read as e_strike 0.9, strike_press 1.5 m/s, a 50 deg stroke at 2 m/s clears the
+    # ball; the playing cue's launch, at most atan(0.5 tan 50) = 31 deg, does not.
+    layout = raised_shots.jump_layout(params)
+    shot = Shot(V0=2.0, phi=0.0, theta=50.0)
+    jump_cue = physics.default_params(e_strike=0.9, strike_press=1.5)
+    ok = [bool(raised_shots.jump_works(_batch_of_one(physics.simulate(layout, shot, 0, p)), p)[0])
+          for p in (jump_cue, params)]
+    assert ok == [True, False]
+
+
 def test_a_masse_curves_round_a_ball_in_the_direct_line(params):
     # Found by ``experiments.raised_shots.search_masse``: aimed 50 deg left of a ball 20 cm
     # ahead, right english on a 70 deg cue curves the ball back across the line beyond it.
