@@ -283,7 +283,9 @@ FRACTION = Range(0.0, 1.0, low_open=False, high_open=False)  # restitutions
 # [0, 1] (no energy is created); the cloth must absorb something on a bounce (e_table < 1) or a
 # hopping ball never lands; the throw fit a + b exp(-c v) is a friction, >= 0 (section 2); the
 # cue's end mass ratio m / m_end is >= 0 (section 3; a negative one divides by zero in the
-# squirt); offsets are fractions of R below the ball's edge (section 3).
+# squirt); offsets are fractions of R below the ball's edge (section 3); the speed the strike's
+# squeeze absorbs, strike_press, is >= 0 (0: none, section 3); the rail's sizes are > 0 and its
+# top no lower than the nose (section 5).
 RANGES = {
     "ball": dict(
         mass=POSITIVE, radius=POSITIVE, u_s=POSITIVE, u_r=POSITIVE, u_sp_proportionality=POSITIVE, e_b=FRACTION,
