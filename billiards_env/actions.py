@@ -6,7 +6,7 @@ index  name        meaning (each component in [-1, 1]; ``params`` hold the range
 0      aim         phi, the aim direction: -1..1 -> -180..180 deg, 0 along +x (towards the TOP
                    cushion), counter-clockwise (towards the LEFT cushion)
 1      speed       V0, the cue speed: -1..1 -> v_min..v_max (default 0.5..8 m/s), linear
-2      elevation   theta, the cue elevation: -1..1 -> 0..theta_max (default 0..60 deg)
+2      elevation   theta, the cue elevation: -1..1 -> 0..theta_max (default 0..80 deg)
 3, 4   tip         (u, v) on the square mapped onto the disc of radius offset_max (default 0.5 R)
                    by radial stretching: (a, b) = offset_max * max(|u|, |v|) * (u, v) / |(u, v)|;
                    a is the side offset (+ right english), b the height (+ follow, - draw)

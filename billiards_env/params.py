@@ -77,6 +77,10 @@ class EnvParams:
         return execution.noise_std(self.physics, self.noise)
 
 
+# The action's elevation spans 0..THETA_MAX: up to a near-vertical cue, for jumps and massé
+# (docs/physics.md section 3), beyond the 60 deg the agents draw strikes from (``execution.THETA_MAX``).
+THETA_MAX = 80.0  # deg
+
 # name -> (default, kind, allowed values). Every float is finite; theta_max and offset_max are
 # > 0 because ``actions.from_shot`` divides by them; reward_scale > 0 keeps the official order of
 # rewards (0 would hide every point, a negative one reward fouls).
@@ -84,7 +88,7 @@ _ENV_LEAVES = {
     "noise": (0.0, "float", NON_NEGATIVE),
     "v_min": (execution.V0_MIN, "float", NON_NEGATIVE),
     "v_max": (execution.V0_MAX, "float", POSITIVE),
-    "theta_max": (execution.THETA_MAX, "float", Range(0.0, 90.0)),
+    "theta_max": (THETA_MAX, "float", Range(0.0, 90.0)),
     "offset_max": (execution.OFFSET_MAX, "float", Range(0.0, 1.0)),
     "zero_sum": (False, "bool", Range(0, 1, low_open=False, high_open=False)),
     "reward_scale": (1.0, "float", POSITIVE),

@@ -31,6 +31,9 @@ class BallParams:
       u_sp_proportionality: spin friction per metre of radius (pooltool's 0.444): u_sp = it * R.
       e_b: ball-ball restitution.
       e_table: restitution of a ball bouncing on the cloth and slate (docs/physics.md section 1).
+      e_strike: restitution of the strike's squeeze of the ball into the cloth and slate (section 3).
+      strike_press: the downward speed of that squeeze that the cloth and the stroke absorb (m/s):
+        the tip is still on the ball and presses it down while the slate pushes back (section 3).
       throw_a, throw_b, throw_c: ball-ball friction against slip speed v (TP A-14 fit),
         u_b(v) = a + b exp(-c v).
     """
@@ -42,6 +45,8 @@ class BallParams:
     u_sp_proportionality: jnp.ndarray
     e_b: jnp.ndarray
     e_table: jnp.ndarray
+    e_strike: jnp.ndarray
+    strike_press: jnp.ndarray
     throw_a: jnp.ndarray
     throw_b: jnp.ndarray
     throw_c: jnp.ndarray
@@ -166,7 +171,7 @@ class Params:
 _DEFAULTS = {
     BallParams: dict(
         mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_sp_proportionality=0.444, e_b=0.95,
-        e_table=0.5, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
+        e_table=0.5, e_strike=0.5, strike_press=2.6, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
     ),
     CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037),
     PinParams: dict(
@@ -178,7 +183,10 @@ _DEFAULTS = {
         max_offset=0.6, max_speed=10.0,
     ),
 }
-_TABLE_FIELDS = ("length", "width", "head_string_offset", "spot_spacing", "base_spot_fraction")
+_TABLE_FIELDS = (
+    "length", "width", "head_string_offset", "spot_spacing", "base_spot_fraction", "face_depth", "rail_height",
+    "rail_width",
+)
 _GROUP = {BallParams: "ball", CushionParams: "cushion", PinParams: "pin", CueParams: "cue"}
 
 
@@ -275,11 +283,14 @@ FRACTION = Range(0.0, 1.0, low_open=False, high_open=False)  # restitutions
 # [0, 1] (no energy is created); the cloth must absorb something on a bounce (e_table < 1) or a
 # hopping ball never lands; the throw fit a + b exp(-c v) is a friction, >= 0 (section 2); the
 # cue's end mass ratio m / m_end is >= 0 (section 3; a negative one divides by zero in the
-# squirt); offsets are fractions of R below the ball's edge (section 3).
+# squirt); offsets are fractions of R below the ball's edge (section 3); the speed the strike's
+# squeeze absorbs, strike_press, is >= 0 (0: none, section 3); the rail's sizes are > 0 and its
+# top no lower than the nose (section 5).
 RANGES = {
     "ball": dict(
         mass=POSITIVE, radius=POSITIVE, u_s=POSITIVE, u_r=POSITIVE, u_sp_proportionality=POSITIVE, e_b=FRACTION,
-        e_table=Range(0.0, 1.0, low_open=False), throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
+        e_table=Range(0.0, 1.0, low_open=False), e_strike=FRACTION, strike_press=NON_NEGATIVE,
+        throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
     ),
     "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE),
     "cue": dict(
@@ -292,7 +303,7 @@ RANGES = {
     ),
     "table": dict(
         length=POSITIVE, width=POSITIVE, head_string_offset=NON_NEGATIVE, spot_spacing=POSITIVE,
-        base_spot_fraction=Range(0.0, 0.5),
+        base_spot_fraction=Range(0.0, 0.5), face_depth=POSITIVE, rail_height=POSITIVE, rail_width=POSITIVE,
     ),
     "g": POSITIVE,
 }
@@ -305,6 +316,8 @@ def _relations(p: Params, xp):
         # docs/physics.md section 2: the nose touches the ball above its equator, below its top.
         ("cushion.height", (p.cushion.height >= R) & (p.cushion.height < 2 * R), "in [ball.radius, 2 ball.radius)"),
         ("pin.cm_height", p.pin.cm_height < p.pin.total_height, "below pin.total_height"),
+        # docs/physics.md section 5: the cushion's upper face rises (or stays level) from the nose to the rail.
+        ("table.rail_height", p.table.rail_height >= p.cushion.height, "at least cushion.height (the nose)"),
         ("table.length", p.table.length > 4 * R, "above 4 ball.radius (room for two balls)"),
         ("table.width", p.table.width > 4 * R, "above 4 ball.radius (room for two balls)"),
     ]

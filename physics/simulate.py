@@ -18,6 +18,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from physics import collide, devices, thinning
+from physics.collide import rail
 from physics._pytree import pytree_dataclass
 from physics.detect import (
     CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
@@ -28,7 +29,7 @@ from physics.motion import (
     vertical_acceleration,
 )
 from physics.params import Params, check_params, default_params, params_are_valid
-from physics.strike import Shot, check_fields, check_limits, shot_is_valid, strike
+from physics.strike import Shot, check_fields, check_limits, launch_speed, shot_is_valid, strike
 
 # Safety net: a shot is cut off after this many events (Status.CUT_OFF); random play never
 # comes near it (the longest shots seen resolve a few hundred).
@@ -235,17 +236,25 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
         is_fall = (index >= layout.fall) & (index < layout.transition)
         outcomes.append((is_fall, b, down, EventKind.PIN_DOWN, pin.knocked_by.astype(jnp.int32), -1, -1))
 
-    # Ball-cushion. A ball in the air whose centre is above the nose rides over it: off the table
-    # (rules H-7.1, C-6.2: it touched the frame). Otherwise the cushion model, across the table.
+    # Ball-cushion. A ball on the cloth, or in the air no higher than the nose, meets the cushion
+    # model, across the table. One higher meets the nose's edge or the cushion's upper face and
+    # comes back off it, or rides up onto the rail, strikes it or flies over it: off the table
+    # (rules H-7.1, C-6.2: it touched the frame). ``collide.rail``; docs/physics.md section 5.
     c = clip(index, layout.cushion, 4 * n)
     k, side = c // 4, c % 4
     outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[side]
     vk, wk = collide.cushion_resolve(b.v[k], b.w[k], outward, params)
     air = b.motion[k] == Motion.AIRBORNE
-    leaves = air & (b.z[k] > params.cushion.height - params.ball.radius)
-    bounced = _leave_wall(_ball(b, k), vk, wk, outward, params)
-    # A ball that left is put down beyond the cushion it crossed, outside the playing area.
-    beyond = b.r[k] + (params.cushion_reach + 2.0 * params.ball.radius) * outward
+    zone = jnp.where(air, rail.zone(b.z[k], params), rail.CUSHION)
+    on_face = zone == rail.FACE
+    v_face, vz_face, back = rail.face_rebound(b.v[k], b.vz[k], b.z[k], outward, params)
+    leaves = (zone >= rail.RAIL) | (on_face & ~back)
+    hit = _ball(b, k)
+    hit = Balls(hit.r, hit.v, hit.w, hit.z, jnp.where(on_face, vz_face, hit.vz), hit.motion)
+    bounced = _leave_wall(hit, jnp.where(on_face, v_face, vk), jnp.where(on_face, b.w[k], wk), outward, params)
+    # A ball that left is put down on the floor beyond the rail it crossed, outside the playing area.
+    beyond = b.r[k] + (params.cushion_reach + params.table.face_depth + params.table.rail_width
+                       + params.ball.radius) * outward
     gone = Balls(beyond, jnp.zeros_like(vk), jnp.zeros_like(wk), jnp.zeros_like(b.z[k]), jnp.zeros_like(b.z[k]),
                  jnp.asarray(Motion.OFF_TABLE, jnp.int8))
     one = Balls(*(jnp.where(leaves, g, h).astype(h.dtype) for g, h in zip(gone._fields(), bounced._fields())))
@@ -282,9 +291,9 @@ def _resolve(b: Balls, pin, index, params, layout: Layout):
 def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
     """The balls just after the strike, the pin, and the ``Status`` flags known before the loop.
 
-    An elevated cue drives the ball into the cloth, which throws it back up with restitution
-    e_table: a hop if that lifts it more than ``HOP_HEIGHT``. Invalid parameters, an invalid
-    shot or an invalid layout leave every ball at rest, so nothing is simulated. Returns
+    An elevated cue drives the ball into the cloth, which throws it back up (``strike.launch_speed``):
+    a hop if that lifts it more than ``HOP_HEIGHT``. Invalid parameters, an invalid shot or an
+    invalid layout leave every ball at rest, so nothing is simulated. Returns
     (balls, pin, status): status is int32 INVALID_* flags (see ``_status``).
     """
     dtype = params.dtype
@@ -300,7 +309,7 @@ def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
     params_ok = params_are_valid(params)
     go = shot_ok & layout_ok & params_ok
     v_cue, w_cue, down = strike(shot, params)
-    up = params.ball.e_table * down
+    up = launch_speed(down, params)
     hops = go & (up >= hop_speed(params))
     b = Balls.at_rest(r)
     v = b.v.at[cue_ball].set(jnp.where(go, v_cue, 0.0))

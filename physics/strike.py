@@ -8,9 +8,10 @@ fractions of R; the impulse J acts along the cue (Leckie & Greenspan 2005; Alcia
 
 so a centre hit gives the ball 2 M V0 / (M + m) (TP A-30). The ball gets v = J/m along the cue
 and w = (J / I) r x d, with r the contact point and d the cue direction (tilted down by theta).
-The vertical part of v drives the ball into the cloth; the slate throws it back up with the
-cloth's restitution e_table, so an elevated cue makes the ball hop (docs/physics.md section 1; a jump
-shot), and massé curve comes from the spin's horizontal components once it slides again. Squirt
+The vertical part of v drives the ball into the cloth; the slate throws it back up, less than in a
+free bounce because the tip still presses the ball down (``launch_speed``), so a steep, firm stroke
+makes the ball hop or jump (docs/physics.md section 3), and massé curve comes from the spin's
+horizontal components once it slides. Squirt
 (TP A-31) turns the ball's direction away from the side of the english:
 
     squirt = atan( (5/2) a sqrt(1 - a^2) / (1 + m/m_end + (5/2)(1 - a^2)) ).
@@ -185,3 +186,18 @@ def strike(shot: Shot, params):
     direction = phi + squirt_angle(a, params)
     v = (J / m) * jnp.cos(theta) * jnp.stack([jnp.cos(direction), jnp.sin(direction)])
     return v, w, (J / m) * jnp.sin(theta)
+
+
+def launch_speed(down, params):
+    """The upward speed with which the slate throws back a cue ball that the strike drives down into
+    the cloth at ``down`` (m/s): e_strike sqrt(down^2 - strike_press^2), and 0 below strike_press
+    (docs/physics.md section 3).
+
+    The squeeze is no free bounce (e_table): it happens while the tip is still on the ball and the
+    stroke still presses it down, so the slate takes that part of the drive as a reaction, and the
+    cloth is crushed; the work 1/2 m strike_press^2 is not returned. A slightly raised cue therefore
+    leaves the ball on the cloth, and only a steep, firm stroke makes it jump.
+    """
+    lift = down * down - params.ball.strike_press ** 2
+    above = lift > 0  # (the square root only there, so that its derivative stays finite)
+    return jnp.where(above, params.ball.e_strike * jnp.sqrt(jnp.where(above, lift, 1.0)), 0.0)

@@ -22,6 +22,11 @@ class Table:
       spot_spacing: () float, Hungarian spot spacing centre to centre (m), rule H-1.4 (72-74 mm).
       base_spot_fraction: () float, Hungarian base spots as a fraction of the length from each short
         cushion: 1/5 by default (open point O-8), 1/4 for the traditional quarter points.
+      face_depth: () float, horizontal depth of the cushion's upper face, from the nose back to the
+        rail (m), docs/physics.md section 5.
+      rail_height: () float, height of the wooden rail's top above the bed (m); the cushion's upper
+        face rises from the nose to it.
+      rail_width: () float, width of the rail's top, from the cushion to the table's outer edge (m).
       kind: "match" (carom, 2.84 x 1.42 m) or "hungarian" (1:2, rule H-1.1).
     """
 
@@ -30,6 +35,9 @@ class Table:
     head_string_offset: jnp.ndarray
     spot_spacing: jnp.ndarray
     base_spot_fraction: jnp.ndarray
+    face_depth: jnp.ndarray
+    rail_height: jnp.ndarray
+    rail_width: jnp.ndarray
     kind: str = static_field(default="match")
 
     # Carom spots (docs/physics.md section 7).
@@ -99,6 +107,10 @@ def make_table(kind: str, dtype, **sizes) -> Table:
         head_string_offset=0.1826,  # 7 3/16 in, docs/physics.md section 7
         spot_spacing=0.073,  # rule H-1.4: 72-74 mm centre to centre
         base_spot_fraction=0.2,  # open point O-8
+        # Cushion and rail (docs/physics.md section 5): the rules give only the nose height (H-1.1).
+        face_depth=0.032,  # a carom cushion rubber's top, about 1 1/4 in across
+        rail_height=0.045,  # the rail top, flush with the back of the cushion's upper face
+        rail_width=0.125 if kind == "match" else 0.10,  # a match table's frame; a lighter Hungarian one
     )
     values.update(sizes)
     return Table(kind=kind, **{k: jnp.asarray(v, dtype) for k, v in values.items()})

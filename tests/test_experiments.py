@@ -279,3 +279,15 @@ def test_demo_lists_its_agents_and_writes_its_table(tmp_path):
     demo.write_report(tmp_path, dict(summary=[row]), index, dict(innings=4, noise=1.0, max_shots=10), 3.0)
     text = (tmp_path / "README.md").read_text()
     assert "| search |" in text and "gallery/shot_01.png" in text and "red -> yellow" in text
+
+
+@pytest.mark.slow
+def test_off_table_prints_its_table_and_refuses_no_shots(capsys):
+    from experiments import off_table
+
+    rows = off_table.main(["--shots", "8", "--elevations", "10", "30", "--speeds", "7"])
+    assert [(theta, speed) for theta, speed, _, _ in rows] == [(10.0, 7.0), (30.0, 7.0)]
+    assert rows[0][2] == 0 and all(0 <= left <= 8 and filled == 0 for _, _, left, filled in rows)
+    assert "log filled" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        off_table.main(["--shots", "0"])

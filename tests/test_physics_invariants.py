@@ -44,9 +44,14 @@ def check_invariants(result, params, samples=600):
     assert not bool(result.overflow)
     # Event times never go back.
     assert np.all(np.diff(log.time[:n]) >= 0)
-    # Energy never increases from one event to the next.
+    # Energy never increases from one event to the next. The log holds no heights: a ball in the
+    # air that meets the cushion's upper face may turn its fall into speed across the table
+    # (docs/physics.md section 5; the full energy is checked in tests/test_physics_raised.py).
     e = energy(log.velocities[:n], log.spins[:n], params)
-    assert np.all(np.diff(e) <= 1e-12 * e[0] + 1e-15), np.diff(e).max()
+    ball = np.clip(log.balls[:n, 0], 0, log.motion.shape[-1] - 1)
+    in_air = log.motion[np.arange(n), ball] == physics.Motion.AIRBORNE
+    traded = (log.kind[1:n] == physics.EventKind.BALL_CUSHION) & in_air[1:]
+    assert np.all((np.diff(e) <= 1e-12 * e[0] + 1e-15) | traded), np.diff(e).max()
     # At rest (or off the table) at the end.
     assert np.all(np.isin(log.motion[n - 1], [physics.Motion.STATIONARY, physics.Motion.OFF_TABLE]))
     # No overlap and never outside the cushions: at every event and on a dense grid between.

@@ -9,6 +9,8 @@ ball-ball      "frictionless"       ball_ball (no friction)
 ball-cushion   "han2005"            cushion_han2005 (Han 2005, closed form)
 ball-cushion   "mathavan2010"       cushion_mathavan2010 (Mathavan et al. 2010)
 ball-pin       (one model)          ball_pin (impulse and toppling about the base edge)
+ball in air    (one model)          rail (above the nose: the cushion's face, the
+at a cushion                        rail, the frame; docs/physics.md section 5)
 =============  ===================  ==============================================
 
 Listing the models: ``ball_ball_models()`` and ``cushion_models()`` (name -> ``Model``, with its
