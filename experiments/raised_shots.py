@@ -77,10 +77,10 @@ def cue_paths(res, params, samples: int = 96):
     """((batch, samples) times, (batch, samples, 2) the cue ball's path) of a batch of shots."""
     import jax
 
-    from physics.replay import _positions_at
+    from physics.replay import positions_at
 
     t = np.linspace(0.0, 1.0, samples)[None] * np.asarray(res.final_time)[:, None]
-    paths = jax.vmap(_positions_at, in_axes=(0, 0, None))(res, t, params)
+    paths = jax.vmap(lambda r, times: positions_at(r, times, params))(res, t)
     return t, np.asarray(paths)[:, :, 0]
 
 

@@ -72,8 +72,9 @@ def test_a_short_run_raises_the_mean_reward_on_a_fixed_layout(trained):
     _, rewards = trained
     first, last = rewards[:10].mean(), rewards[-10:].mean()
     print(f"rollout mean official reward: first 10 updates {first:.3f}, last 10 {last:.3f}")
-    assert first < 0.09  # the untrained Gaussian (std 1) shoots almost at random
-    assert last > first + 0.06
+    # The first updates shoot almost at random (the untrained Gaussian has std 1); the last ones
+    # have learned the aim: clearly more official reward, by an absolute and a relative margin.
+    assert last > first + 0.06 and last > 1.5 * first
 
 
 def test_gae_of_one_step_episodes_is_reward_minus_value():
