@@ -6,8 +6,10 @@ is full, events are dropped in this order until there is room:
 
 1. motion-state transitions and landings (the referee never reads them);
 2. contacts the referee cannot need: a ball pair's contacts after its first, a ball's contacts
-   with a cushion after its first with that cushion, except the struck ball's cushion contacts
-   before it has touched every other ball (three-cushion counts those);
+   with a cushion after its first with that cushion, except the struck ball's first
+   ``CUE_CUSHIONS_KEPT`` cushion contacts before it has touched every other ball (three-cushion
+   counts those, and no rule counts more: a cue ball pressed into a corner by its spin may
+   rattle between the two cushions a hundred times);
 3. nothing else: the strike, off-table events, ball-pin contacts, PIN_DOWN and the contacts
    above are kept. Should they alone fill the log, later events find no room: transitions are
    just counted, and any other event is counted as lost (``physics.simulate`` flags the shot
@@ -31,6 +33,10 @@ TRANSITIONS = (
 ALWAYS_KEPT = (EventKind.CUE_STRIKE, EventKind.OFF_TABLE, EventKind.BALL_PIN, EventKind.PIN_DOWN)
 # Priority classes: the lowest present is dropped first.
 TRANSITION, CONTACT, NEEDED = 0, 1, 2
+# The struck ball's cushion contacts before its carom that are always kept: the referee compares
+# their count with a discipline's requirement (three-cushion: 3, docs/rules.md C-13.2), so a
+# discipline may require at most this many (``rules.disciplines`` checks it).
+CUE_CUSHIONS_KEPT = 8
 
 
 def _first(mask):
@@ -59,7 +65,8 @@ def priorities(log: EventLog, k, n_balls: int):
     for ball in range(n_balls):
         for side in range(4):
             needed = needed | _first(hits & (b0 == ball) & (cushion == side))
-    needed = needed | (hits & (b0 == cue) & (log.time <= carom_time))
+    before_carom = hits & (b0 == cue) & (log.time <= carom_time)
+    needed = needed | (before_carom & (jnp.cumsum(before_carom) <= CUE_CUSHIONS_KEPT))
     transition = used & jnp.isin(kind, np.array(TRANSITIONS, np.int32))
     return jnp.where(~used, -1, jnp.where(needed, NEEDED, jnp.where(transition, TRANSITION, CONTACT)))
 

@@ -26,6 +26,7 @@ import numbers
 from typing import NamedTuple
 
 from physics.table import TABLE_KINDS
+from physics.thinning import CUE_CUSHIONS_KEPT
 
 
 class Discipline(NamedTuple):
@@ -137,6 +138,9 @@ def _check_row(row: Discipline) -> None:
     if row.family == "hungarian" and (row.zones != "none" or row.cushions_required != 0):
         raise ValueError("the hungarian family plays without zones and cushion requirements "
                          "(columns zones='none', cushions_required=0)")
+    if isinstance(row.cushions_required, numbers.Integral) and row.cushions_required > CUE_CUSHIONS_KEPT:
+        raise ValueError(f"column cushions_required must be at most {CUE_CUSHIONS_KEPT} (the cue ball's cushion "
+                         f"contacts a shot's log always keeps), got {row.cushions_required!r}")
     for column, low in (("distance", 1), ("field_limit", 1), ("cushions_required", 0), ("countdown_from", 0)):
         value = getattr(row, column)
         if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:

@@ -11,7 +11,7 @@ import pytest
 import physics
 import rules
 from experiments import soak
-from physics import Shot
+from physics import Shot, thinning
 from physics.detect import Layout
 from physics.events import EventKind, Motion, Status
 from physics.motion import Balls, layout_tolerance
@@ -178,3 +178,53 @@ def test_a_float32_ball_pressed_along_a_cushion_does_not_fill_the_log(layout, sh
                               0, params)
     assert int(result.status) == Status.OK and int(result.dropped) == 0
     assert int(result.num_events) < 100
+
+
+# Soak reproducers (frozen family, after the raised-cue strike): a cue ball frozen in a corner,
+# struck down with draw, stays on the cloth and its spin rattles it between the two cushions a
+# hundred times before it touches the second object ball (it never does). Every one of those
+# contacts used to count as needed, so the log overflowed and the shot was void.
+CORNER_RATTLES = [
+    ([[0.030108138434649195, 0.030108138434649195], [0.05692899455922469, 0.08545153620479719],
+      [0.32672489920238884, 0.8248890391574313]],
+     dict(V0=2.193353257390643, phi=64.37554061487063, theta=46.28665483238842, a=-0.11199275902047184,
+          b=-0.5557012893344941)),
+    ([[0.030108138434649195, 1.3898918615653508], [0.059968734910960296, 1.3361276097052261],
+      [0.12053410199244392, 1.3254464903685115]],
+     dict(V0=3.592695557905813, phi=-61.70907486655898, theta=4.099472773025563, a=0.10264077289044991,
+          b=-0.5357309784479338)),
+    ([[2.8098918615653505, 1.3898918615653508], [2.7808841680401764, 1.335662683843855],
+      [2.46261821234563, 0.807134620674062]],
+     dict(V0=2.448208669849586, phi=-117.80979918190094, theta=54.482419952158345, a=0.14301081265692206,
+          b=-0.40118772529583463)),
+]
+
+
+def test_a_cue_ball_rattling_in_a_corner_keeps_its_first_cushions_and_the_shot_counts(params):
+    pos = np.asarray([layout for layout, _ in CORNER_RATTLES])
+    shot = Shot(*(np.asarray([s[f] for _, s in CORNER_RATTLES]) for f in ("V0", "phi", "theta", "a", "b")))
+    big = physics.default_params(capacity=512)
+    small, full = (physics.simulate_batch(pos, shot, 0, p) for p in (params, big))
+    assert np.all(np.asarray(small.status) == Status.OK) and np.all(np.asarray(full.dropped) == 0)
+    assert np.all(np.asarray(small.dropped) > 0)
+    def cue_cushions(res, k):
+        n = int(res.num_events[k])
+        kind, balls = np.asarray(res.events.kind[k, :n]), np.asarray(res.events.balls[k, :n])
+        return int(np.sum((kind == EventKind.BALL_CUSHION) & (balls[:, 0] == 0)))
+
+    for k in range(len(CORNER_RATTLES)):
+        # three-cushion's count (C-13.2) is read from the first ones, kept; the rest were dropped
+        assert thinning.CUE_CUSHIONS_KEPT <= cue_cushions(small, k) < cue_cushions(full, k)
+    for discipline in ("three_cushion", "one_cushion"):
+        game = rules.make_rules(discipline)
+        states = jax.vmap(rules.game_from_layout, in_axes=(None, 0, None))(game, jnp.asarray(pos), big)
+        judge = jax.vmap(rules.referee, in_axes=(None, 0, 0, None))
+        (_, a), (_, b) = judge(game, states, small, big), judge(game, states, full, big)
+        for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_a_discipline_cannot_require_more_cushions_than_the_log_keeps():
+    with pytest.raises(ValueError, match="cushions_required must be at most"):
+        rules.disciplines.register_discipline("nine_cushion", base="three_cushion", gym_name="NineCushion",
+                                              cushions_required=thinning.CUE_CUSHIONS_KEPT + 1)
