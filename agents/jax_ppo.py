@@ -32,6 +32,7 @@ import numpy as np
 import optax
 
 from physics import devices
+from physics.simulate import DEFAULT_LANES
 from agents.jax_policy import JaxPolicyAgent, init_network, mean_action, value
 from billiards_env import actions as env_actions
 from billiards_env.functional import FunctionalEnv
@@ -62,7 +63,7 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     hidden: tuple[int, ...] = (64, 64)
     log_std_init: float = 0.0
-    lanes: int = 128
+    lanes: int = DEFAULT_LANES
     env_step: str = "pool"
 
     def __post_init__(self):

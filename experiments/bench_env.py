@@ -21,6 +21,7 @@ import jax
 import numpy as np
 
 import billiards_env
+from physics.simulate import DEFAULT_LANES
 
 
 def machine_info() -> dict:
@@ -94,7 +95,7 @@ def main(argv=None):
                         choices=list(billiards_env.IDS), help="disciplines to time")
     parser.add_argument("--envs", nargs="+", type=int, default=[1, 64, 1024, 8192], help="batch sizes")
     parser.add_argument("--steps", type=int, default=5, help="timed steps per configuration")
-    parser.add_argument("--lanes", type=int, default=128, help="physics lanes of the batched step")
+    parser.add_argument("--lanes", type=int, default=DEFAULT_LANES, help="physics lanes of the batched step")
     parser.add_argument("--staged", action="store_true", help="compile stage by stage instead of one call per step")
     parser.add_argument("--ppo-steps", type=int, default=8192, help="PPO timesteps timed per discipline (0: skip)")
     parser.add_argument("--ppo-envs", type=int, default=256, help="environments of the PPO adapter")

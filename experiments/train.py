@@ -72,6 +72,7 @@ import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
 from agents.learned import LearnedAgent
 from experiments.common import machine_info, mean_ci, wilson, write_csv
+from physics.simulate import DEFAULT_LANES
 
 BACKENDS = ("jax", "sb3")
 
@@ -337,7 +338,7 @@ def parse_args(argv=None):
     parser.add_argument("--keep", default="best", choices=("best", "last"),
                         help="the policy saved: best periodic evaluation (mean official reward) or the last")
     parser.add_argument("--final-layouts", type=int, default=2000, help="fresh random layouts of the final comparison")
-    parser.add_argument("--lanes", type=int, default=128, help="physics lanes of the batched step")
+    parser.add_argument("--lanes", type=int, default=DEFAULT_LANES, help="physics lanes of the batched step")
     parser.add_argument("--staged", action="store_true",
                         help="compile the environment stage by stage (less compile time, slower steps)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
