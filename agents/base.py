@@ -142,7 +142,7 @@ class ExecutionNoise:
 def pin_for_simulation(rules, states, params):
     """(S, 2) where the physics sees each state's pin (``rules.pin.in_play``), or None for the
     disciplines without a pin (the discipline table's ``pin`` column: no pin body at all)."""
-    return rules_lib.pin.in_play(states) if rules.spec.pin else None
+    return rules_lib.pin.in_play(states) if rules.pin else None
 
 
 def as_numpy_shot(shot: physics.Shot) -> dict:

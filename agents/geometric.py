@@ -52,7 +52,7 @@ def lines_batch(rules, states, params):
     """``line_set`` over a batch of states: (Lines with leaves (S, n_lines), values (n_lines,)).
     Compiled once per kind of line table (not per discipline) and shared by the geometric and
     the search agents."""
-    return _lines_batch(int(rules.spec.cushions_required), rules.is_hungarian, rules.pin_radius, states, params)
+    return _lines_batch(geometry.line_cushions(rules), rules.is_hungarian, rules.pin_radius, states, params)
 
 
 def pick_line(found, values, state, params):

@@ -36,7 +36,7 @@ from jax.typing import ArrayLike
 
 import physics
 from physics.params import Params
-from rules import GameState, Rules
+from rules import GameState, Rules, disciplines
 from agents.base import Planner
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
@@ -117,8 +117,11 @@ class PolicyPlanner(Planner):
         return self.env_params if params is None else replace(self.env_params, physics=params)
 
     def _check_rules(self, rules):
-        if rules.discipline != self.discipline:
-            raise ValueError(f"this {type(self).__name__} was trained on {self.discipline}, not {rules.discipline}")
+        """ValueError unless ``rules`` are of the discipline of training (options may differ)."""
+        played = disciplines.matching(rules)
+        if self.discipline not in played:
+            raise ValueError(f"this {type(self).__name__} was trained on {self.discipline}, not on the rules of "
+                             f"{' / '.join(played) or 'another discipline'}")
 
 
 def check_observations(observations: ArrayLike) -> np.ndarray:

@@ -90,7 +90,7 @@ def execute(game_rules: Rules, states: GameState, shots: physics.Shot, params: P
     for start in range(0, B, size):
         rows = slice(start, min(B, start + size))
         run = (_pad(index_tree(t, rows), size) for t in (states, shots, keys))
-        turn = _strikes(*run, params, scale, pin=bool(game_rules.spec.pin))
+        turn = _strikes(*run, params, scale, pin=game_rules.pin)
         results = simulate_turns(turn, params, lanes)
         next_states, outcomes = referee_batch(game_rules, turn.game, results, params)
         parts.append(index_tree((results, next_states, outcomes, turn.shot), slice(0, rows.stop - start)))

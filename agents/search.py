@@ -187,15 +187,16 @@ def _trial_shots(shots, keys, params, trials: int, noise: float):
     return jax.tree_util.tree_map(lambda v: v.reshape(S * N * trials), played)
 
 
-@functools.partial(jax.jit, static_argnames=("position_weight",))
-def _judge(rules, rep, results, params, position_weight: float):
+@functools.partial(jax.jit, static_argnames=("position_weight", "cushions"))
+def _judge(rules, rep, results, params, position_weight: float, cushions: int):
     """(B,) values of simulated shots, one per row of the states ``rep`` (leaves (B, ...)).
-    Compiled per batch size B, however it splits into states and candidates."""
+    Compiled per batch size B, however it splits into states and candidates; ``cushions``: the
+    rules' required cushions, which shape the position term's line table."""
     next_states, outcomes = referee_batch(rules, rep, results, params)
     shooter = rep.current_player
     value = net_points(outcomes, shooter).astype(params.dtype)
     if position_weight > 0:
-        table = geometry.line_table_for(rules, light=True)
+        table = geometry.line_table(cushions, rules.is_hungarian, light=True)
 
         def quality(s):
             found, values = line_set(rules, s, params, table, check_obstacles=False, rolling=False)
@@ -218,7 +219,8 @@ def _play(rules, states, params, shots, keys, trials, cfg: SearchConfig):
     pin = None if pin is None else jnp.repeat(pin, reps, axis=0)
     results = physics.simulate_batch(positions, flat, cue, params, pin=pin, lanes=cfg.lanes)
     rep = jax.tree_util.tree_map(lambda x: jnp.repeat(x, reps, axis=0), states)
-    values = _judge(rules, rep, results, params, float(cfg.position_weight))
+    cushions = geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
+    values = _judge(rules, rep, results, params, float(cfg.position_weight), cushions)
     return values.reshape(S, N, trials)
 
 

@@ -73,16 +73,19 @@ class State:
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """What chooses code paths: static, hashable (compiled functions are shared per Config)."""
+    """What chooses code paths: static, hashable (compiled functions are shared per Config).
 
-    discipline: str
+    The discipline is not here: within a family the disciplines differ in data (``Rules`` leaves),
+    so one compiled step serves all six carom disciplines."""
+
+    family: str
     mode: str
     policy: Callable | None
 
     @property
     def pin(self) -> bool:
-        """The pin stands in the physics (the discipline table's ``pin`` column)."""
-        return rules_lib.disciplines.get(self.discipline).pin
+        """The pin stands in the physics: the Hungarian family (``rules.Rules.pin``)."""
+        return self.family == "hungarian"
 
 
 # -- the stages (one environment; the batched forms vmap them) ----------------------------------
@@ -283,11 +286,11 @@ def _has_opponent(*args):  # a stand-in policy: stages that only ask "is there a
 
 def _stage_config(cfg: Config, name: str) -> Config:
     """The part of the Config a stage depends on, so that compiled stages are shared as widely as
-    possible (the referee, the largest, once per discipline, whatever the mode and opponent)."""
+    possible (the referee, the largest, once per family, whatever the mode and opponent)."""
     if name in ("begin", "judge"):
-        return Config(cfg.discipline, "shot", None)
+        return Config(cfg.family, "shot", None)
     if name in ("end", "merge"):
-        return Config(cfg.discipline, cfg.mode, None if cfg.policy is None else _has_opponent)
+        return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent)
     return cfg
 
 
@@ -342,12 +345,17 @@ class FunctionalEnv:
 
     def __init__(self, discipline: str, mode: str = "shot", opponent: modes.Opponent = "random",
                  params: EnvParams | None = None):
-        self.config = Config(discipline, modes.check_mode(mode), modes.opponent_policy(mode, opponent))
+        row = rules_lib.disciplines.get(discipline)
+        self.discipline = discipline
         self.default_params = default_params(discipline) if params is None else params
-        if self.default_params.discipline != discipline:
-            raise ValueError(f"params are for {self.default_params.discipline}, not {discipline}")
+        if self.default_params.rules.family != row.family:
+            raise ValueError(f"params are for the {self.default_params.rules.family} family, not {discipline} "
+                             f"({row.family}); build them with default_params({discipline!r})")
+        policy = modes.opponent_policy(mode, opponent)
+        if isinstance(policy, modes.StatePolicy):
+            policy = policy.fixing(self.default_params.rules)
+        self.config = Config(row.family, modes.check_mode(mode), policy)
 
-    discipline = property(lambda self: self.config.discipline)
     mode = property(lambda self: self.config.mode)
     policy = property(lambda self: self.config.policy)
 

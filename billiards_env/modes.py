@@ -31,8 +31,10 @@ import dataclasses
 from typing import Any, Callable, Optional, Union
 
 import jax.numpy as jnp
+import numpy as np
 
 from billiards_env.actions import random_action
+from physics.pytree import replace
 
 MODES = ("shot", "inning", "game")
 OPPONENTS = ("random", "two_player")
@@ -43,15 +45,34 @@ AGENT = 0  # the learning player against a built-in opponent
 MAX_OPPONENT_SHOTS = 64  # a run of the built-in opponent longer than this truncates the episode
 
 
+# Rule leaves a planner reads as Python numbers, because they shape its work (the cushions
+# required set the size of its line tables, ``agents.geometry``).
+PLANNER_STATIC_RULES = ("cushions_required",)
+
+
 @dataclasses.dataclass(frozen=True)
 class StatePolicy:
     """A built-in opponent that reads the game state: ``fn(key, observation, params, game) ->
     action``, with ``game`` the ``rules.GameState`` he shoots from. Equal wrappers of equal
-    functions share compiled steps (the environment's Config hashes its policy)."""
+    functions share compiled steps (the environment's Config hashes its policy).
+
+    ``fixed``: (name, value) pairs of rule leaves handed to ``fn`` as concrete numbers inside the
+    compiled step (``PLANNER_STATIC_RULES``); the environment fixes them from its rules when it is
+    built (``fixing``), so a planner plays the discipline's lines even though the step traces the
+    rules. The referee still reads the step's own rules."""
 
     fn: Callable[..., Any]
+    fixed: tuple = ()
+
+    def fixing(self, rules) -> "StatePolicy":
+        """This policy with ``PLANNER_STATIC_RULES`` fixed to the values in ``rules``."""
+        fixed = tuple((name, int(getattr(rules, name))) for name in PLANNER_STATIC_RULES)
+        return dataclasses.replace(self, fixed=fixed)
 
     def __call__(self, key, observation, params, game):
+        if self.fixed:
+            fixed = {name: np.asarray(value, np.int32) for name, value in self.fixed}
+            params = replace(params, rules=replace(params.rules, **fixed))
         return self.fn(key, observation, params, game)
 
 

@@ -32,7 +32,7 @@ class EnvParams:
 
     Attributes:
       physics: ``physics.Params`` (table, balls, cushions, cue, pin).
-      rules: ``rules.Rules`` (the discipline, static, and its options, leaves).
+      rules: ``rules.Rules`` (the family, static, and the discipline's columns and options, leaves).
       noise: execution-noise scale: 0 (default) plays the shot exactly as asked, 1 adds the
         computational-pool noise (phi 0.125 deg, V0 0.075 m/s, theta 0.1 deg, a and b 0.5 mm).
       v_min, v_max: cue-speed range (m/s) that the action's speed component spans.
@@ -65,10 +65,6 @@ class EnvParams:
     layout: jnp.ndarray
     layout_given: jnp.ndarray
     layout_player: jnp.ndarray
-
-    @property
-    def discipline(self) -> str:
-        return self.rules.discipline
 
     @property
     def noise_std(self):
@@ -186,7 +182,7 @@ def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[s
     rule_options.pop("lag", None)
     game_rules = rules_lib.make_rules(discipline, **rule_options)
     # rule O-2, H-1.1: each discipline's table is a column of the discipline table.
-    table = physics_options.pop("table", game_rules.spec.table)
+    table = physics_options.pop("table", rules_lib.disciplines.get(discipline).table)
     phys = physics.default_params(table, **physics_options)
     unknown = sorted(set(values) - set(PARAM_NAMES))
     if unknown:
@@ -211,7 +207,7 @@ def check_layout(layout, phys, game_rules):
     array = np.asarray(layout, dtype=float)
     if array.shape != (3, 2) or not np.all(np.isfinite(array)):
         raise ValueError(f"layout must be three finite ball centres, shape (3, 2) in metres, got shape {array.shape}")
-    pin = phys.table.centre if game_rules.spec.pin else None
+    pin = phys.table.centre if game_rules.pin else None
     if not bool(layout_is_valid(jnp.asarray(array, phys.dtype), phys, pin)):
         L, W = float(phys.table.length), float(phys.table.width)
         raise ValueError(

@@ -149,7 +149,7 @@ class BilliardsAECEnv(AECEnv):
         state = host(self._state)
         game = state.game
         hungarian = self.params.rules.is_hungarian
-        pin = game.pin_position if self.params.rules.spec.pin and game.pin_state in (1, 3) else None
+        pin = game.pin_position if self.params.rules.pin and game.pin_state in (1, 3) else None
         paths = None if self._result is None else render.shot_paths(self._result, self.params.physics)
         img = render.frame(game.positions, self.params.physics, hungarian, pin=pin, pin_jammed=game.pin_state == 3,
                            paths=paths)

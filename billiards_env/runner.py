@@ -3,9 +3,12 @@ staged, with the batch's automatic reset.
 
 * fused (default): a step is one compiled call (the batch: step, then reset of the finished
   environments, in the same call).
-* staged: each stage is compiled on its own (``functional.make_ops``); the physics stage is shared
-  by every carom discipline, so a process that uses several disciplines compiles much less. The
-  built-in opponent's loop then runs in Python, one compiled call per opponent shot.
+* staged: each stage is compiled on its own (``functional.make_ops``), and the physics stage is
+  shared by every mode and opponent. The built-in opponent's loop then runs in Python, one
+  compiled call per opponent shot.
+
+Either way the six carom disciplines share their compiled code: a ``Config`` names the rule
+family, not the discipline, whose columns are leaves of the params.
 
 Both give the same results. The fused batch is split over the devices (``physics.devices``): each
 device steps its block of environments. Compiled functions are cached per (Config, shape), so many adapter

@@ -266,7 +266,7 @@ def setup(discipline: str, **rule_options):
     """(rules, physics params) of a discipline, on the table its row of the discipline table names:
     the Hungarian game on its 1:2 table, the others on the match table (O-2)."""
     game = rules.make_rules(discipline, **rule_options)
-    return game, physics.default_params(game.spec.table)
+    return game, physics.default_params(rules.disciplines.get(discipline).table)
 
 
 def ball_names(game) -> tuple:

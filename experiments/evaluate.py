@@ -24,7 +24,8 @@ referee. Per agent:
 * success rate per shot: the shot scored (``Outcome.shot_value > 0``: a carom, or any Hungarian
   points), with its 95 % Wilson interval; foul rate per shot, likewise;
 * shots per inning; seconds per decision (wall time of the planning calls per state planned,
-  padding rows included; the first call of each discipline compiles, is timed apart and repeated);
+  padding rows included; the first call of each kind of rules (family and cushions required)
+  compiles, is timed apart and repeated);
 * games: winner, game length in innings (the most innings either player began), the general
   average (points over innings) per agent, with intervals.
 
@@ -159,11 +160,12 @@ class Player:
             m = min(self.chunk, n - start)
             part = pad_rows(index_tree(states, slice(start, start + m)), self.chunk)
             part_keys = pad_rows(np.asarray(keys[start:start + m]), self.chunk)
-            if game.discipline not in self.warm:  # the first call compiles: timed apart, then repeated
+            kind = (game.family, int(game.cushions_required))  # what the agents compile for
+            if kind not in self.warm:  # the first call compiles: timed apart, then repeated
                 t0 = time.perf_counter()
                 jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
                 self.first_call_seconds += time.perf_counter() - t0
-                self.warm.add(game.discipline)
+                self.warm.add(kind)
             t0 = time.perf_counter()
             shots = jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
             self.plan_seconds += time.perf_counter() - t0

@@ -27,8 +27,9 @@ The environment shoots from ``state.positions`` with ball ``state.cue_ball`` (C-
 standing at ``state.pin_position`` when ``state.pin_state == PinState.STANDING``.
 
 ``Rules``, ``GameState`` and ``Outcome`` are pytrees of fixed-shape arrays: ``jax.jit`` the
-functions with ``rules`` as an argument (its discipline is static metadata) and ``jax.vmap`` over
-states and shots (and over rule options, which are leaves). Module map: ``disciplines`` (the data
+functions with ``rules`` as an argument (its family is static metadata; the discipline's columns
+and options are leaves, so the six carom disciplines share one compiled referee) and ``jax.vmap``
+over states and shots (and over rule options). Module map: ``disciplines`` (the data
 table), ``options`` (Rules), ``state``, ``log`` (filters over the event log), ``judge`` (facts of a
 shot), ``geometry`` (fields, anchors, frozen balls), ``fields`` (consecutive caroms in a zone),
 ``scoring`` (verdicts), ``carom`` and ``hungarian`` (one shot of each family), ``respot``, ``pin``,

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 from physics.events import ShotResult
 from rules import fields as zone_rules
 from rules import geometry, judge, respot, scoring
+from rules.codes import FrozenRespot, JumpedRespot
 from rules.outcome import countdown, shot_outcome
 from rules.state import RED_CAROM, GameState, cue_ball_of, replace
 
@@ -48,25 +49,22 @@ def layout_after(rules, params, final_positions, jumped, next_player, start_equa
     Straight rail: frozen balls go to the starting position (C-11.3); the other disciplines offer
     it as a choice (C-12.7 a, C-13.3 a; see ``choices.choose_respot``).
     """
-    spec = rules.spec
     table = params.table
     R = params.ball.radius
     start = respot.starting_position(table, next_player)
     any_jumped = jnp.any(jumped)
-    if spec.jumped_respot == "start":
-        jumped_layout = start
-    else:
-        spots = respot.three_cushion_spots(table, next_player)
-        jumped_layout = respot.respot_to_spots(final_positions, jumped, spots, 2 * R + rules.frozen_tolerance)
-    positions = jnp.where(any_jumped, jumped_layout, final_positions)
-    in_start = any_jumped & (spec.jumped_respot == "start")
+    to_start = rules.jumped_respot == JumpedRespot.START
+    spots = respot.three_cushion_spots(table, next_player)
+    on_spots = respot.respot_to_spots(final_positions, jumped, spots, 2 * R + rules.frozen_tolerance)
+    positions = jnp.where(any_jumped, jnp.where(to_start, start, on_spots), final_positions)
+    in_start = any_jumped & to_start
     positions = jnp.where(start_equalizing, start, positions)
     in_start = in_start | start_equalizing
-    if spec.frozen_respot == "start_forced":
-        cue = cue_ball_of(rules, next_player)
-        forced = jnp.any(geometry.frozen_balls(positions, cue, R, rules.frozen_tolerance))  # rule C-11.3
-        positions = jnp.where(forced, start, positions)
-        in_start = in_start | forced
+    cue = cue_ball_of(rules, next_player)
+    frozen = jnp.any(geometry.frozen_balls(positions, cue, R, rules.frozen_tolerance))
+    forced = frozen & (rules.frozen_respot == FrozenRespot.START_FORCED)  # rule C-11.3
+    positions = jnp.where(forced, start, positions)
+    in_start = in_start | forced
     return positions, in_start
 
 
@@ -85,7 +83,7 @@ def play(rules, state: GameState, shot: ShotResult, params):
     next_cue = cue_ball_of(rules, next_p)
     positions, in_start = layout_after(rules, params, shot.final_positions, facts.jumped, next_p, end.start_equalizing)
     frozen = geometry.frozen_balls(positions, next_cue, params.ball.radius, rules.frozen_tolerance)
-    choice = rules.spec.frozen_respot in ("start_choice", "spots_choice")
+    choice = rules.respot_offered()
 
     # Zone counters live for a run only (C-11.2, C-12.3: "within a run").
     keep = verdict.scored & ~end.turn_passes & ~end.game_over

@@ -26,7 +26,7 @@ from jax.typing import ArrayLike
 
 from physics.params import Params
 from rules import geometry, respot
-from rules.codes import PinState
+from rules.codes import FrozenRespot, PinState
 from rules.options import Rules
 from rules.state import GameState, cue_ball_of, replace, select
 
@@ -82,19 +82,15 @@ def choose_respot(rules: Rules, state: GameState, respot_balls: ArrayLike, param
     re-spotted: one-cushion and balkline all three to the starting position, three-cushion only
     the frozen balls (the cue ball and those touching it) to their spots (C-13.4 b, c).
     ``respot_balls``: () bool; False declines (the shooter plays the free ball or a massé)."""
-    kind = rules.spec.frozen_respot
-    if kind not in ("start_choice", "spots_choice"):
-        return state
+    offered = rules.respot_offered()
     table = params.table
     p = state.current_player
-    if kind == "start_choice":
-        positions = respot.starting_position(table, p)
-        side = jnp.asarray(True)
-    else:
-        off = state.frozen_balls.at[state.cue_ball].set(True)
-        clearance = 2 * params.ball.radius + rules.frozen_tolerance
-        positions = respot.respot_to_spots(state.positions, off, respot.three_cushion_spots(table, p), clearance)
-        side = jnp.asarray(False)
+    to_start = rules.frozen_respot == FrozenRespot.START_CHOICE
+    off = state.frozen_balls.at[state.cue_ball].set(True)
+    clearance = 2 * params.ball.radius + rules.frozen_tolerance
+    on_spots = respot.respot_to_spots(state.positions, off, respot.three_cushion_spots(table, p), clearance)
+    positions = jnp.where(to_start, respot.starting_position(table, p), on_spots)
+    side = to_start
     chosen = refresh_frozen(
         rules,
         replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False),
@@ -103,7 +99,7 @@ def choose_respot(rules: Rules, state: GameState, respot_balls: ArrayLike, param
     )
     declined = replace(state, may_respot=jnp.asarray(False))
     decision = select(jnp.asarray(respot_balls, bool), chosen, declined)
-    return select(state.may_respot & ~state.game_over, decision, state)
+    return select(state.may_respot & offered & ~state.game_over, decision, state)
 
 
 def choose_start_side(rules: Rules, state: GameState, side: ArrayLike, params: Params) -> GameState:

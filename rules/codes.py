@@ -74,6 +74,31 @@ class PinState(enum.IntEnum):
     JAMMED = 3  # fell and cannot be taken away without moving a ball: stays lying (H-8.6)
 
 
+class Zones(enum.IntEnum):
+    """The restricted zones of a discipline (the discipline table's ``zones`` column)."""
+
+    NONE = 0
+    CORNERS = 1  # straight rail: the four corner fields (C-11.1, O-5)
+    BALKLINE = 2  # balkline: nine fields and eight anchor squares (C-12.2, C-12.5)
+
+
+class JumpedRespot(enum.IntEnum):
+    """Where jumped balls go (the ``jumped_respot`` column)."""
+
+    START = 0  # all three to the starting position (C-11.4, C-12.8, C-13.4 a)
+    SPOTS = 1  # each to its three-cushion spot (C-13.4 b-d)
+    BASE_SPOTS = 2  # the Hungarian base spots (H-7)
+
+
+class FrozenRespot(enum.IntEnum):
+    """What happens when the cue ball is frozen to a ball (the ``frozen_respot`` column)."""
+
+    START_FORCED = 0  # the referee puts the balls in the starting position (C-11.3)
+    START_CHOICE = 1  # the shooter may have them put there (C-12.7 a, C-13.3 one-cushion)
+    SPOTS_CHOICE = 2  # the shooter may have the frozen balls spotted (C-13.3 three-cushion)
+    NONE = 3  # no re-spot: shoot away (H-4.6)
+
+
 class Phase(enum.IntEnum):
     """Where the game is."""
 

@@ -1,8 +1,10 @@
 """The seven disciplines as data: one row each, and nothing else; variants are rows added at run time.
 
-Every difference between the disciplines is a value in this table. Numbers that experiments may
-want to vary (distance, cushions, limits, line distance) become pytree leaves of ``Rules``; the
-words (family, zones, re-spot kinds) choose code paths and are static metadata.
+Every difference between the disciplines is a value in this table. The numbers (distance,
+cushions, limits, line distance) and the words (zones, re-spot kinds, as the integer codes of
+``rules.codes``) become pytree leaves of ``Rules``, so that experiments may vary them and one
+compiled referee serves every carom discipline; only the family chooses a code path and is static.
+The table and the physics table kind are read where an environment is built.
 
 ==============  =========  ========  ========  ========  =====  ==========  ============  =========  ===  =============
 id              family     distance  cushions  zones     limit  jumped      frozen        table      pin  gym name
@@ -27,6 +29,7 @@ from typing import NamedTuple
 
 from physics.table import TABLE_KINDS
 from physics.thinning import CUE_CUSHIONS_KEPT
+from rules.codes import FrozenRespot, JumpedRespot, Zones
 
 
 class Discipline(NamedTuple):
@@ -95,10 +98,10 @@ TABLE = {row.id: row for row in _ROWS}
 DISCIPLINES = tuple(TABLE)
 
 FAMILIES = ("carom", "hungarian")
-_WORDS = dict(
-    zones=("none", "corners", "balkline"),
-    jumped_respot=("start", "spots", "base_spots"),
-    frozen_respot=("start_forced", "start_choice", "spots_choice", "none"),
+_WORDS = dict(  # the words of a column are the names of its codes, which ``Rules`` holds as leaves
+    zones=tuple(code.name.lower() for code in Zones),
+    jumped_respot=tuple(code.name.lower() for code in JumpedRespot),
+    frozen_respot=tuple(code.name.lower() for code in FrozenRespot),
     family=FAMILIES,
     table=TABLE_KINDS,
 )
@@ -121,6 +124,20 @@ def ids() -> tuple[str, ...]:
 def by_gym_name(gym_name: str) -> Discipline | None:
     """The row with this Gymnasium name, or None."""
     return next((row for row in TABLE.values() if row.gym_name == gym_name), None)
+
+
+def codes_of(row: Discipline) -> tuple[int, int, int]:
+    """The row's words as the integer codes ``Rules`` holds: (zones, jumped_respot, frozen_respot)."""
+    return (Zones[row.zones.upper()], JumpedRespot[row.jumped_respot.upper()],
+            FrozenRespot[row.frozen_respot.upper()])
+
+
+def matching(rules) -> tuple[str, ...]:
+    """The ids of the rows whose family and words ``rules`` (a ``rules.Rules`` with concrete
+    leaves) carries; their options may differ. ``Rules`` hold no id: this is how code that holds
+    rules tells the disciplines apart (a trained policy checking what it is asked to play)."""
+    words = (int(rules.zones), int(rules.jumped_respot), int(rules.frozen_respot))
+    return tuple(row.id for row in TABLE.values() if row.family == rules.family and codes_of(row) == words)
 
 
 def _check_row(row: Discipline) -> None:

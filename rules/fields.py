@@ -41,8 +41,6 @@ def resolve(common, tracked, count):
     holding both (a ball on a line is in both fields: open point, we take the lower index), count 0.
     """
     n = common.shape[0]
-    if n == 0:
-        return jnp.asarray(-1, jnp.int32), jnp.asarray(0, jnp.int32)
     keep = (tracked >= 0) & common[jnp.clip(tracked, 0, n - 1)]
     first = jnp.where(jnp.any(common), jnp.argmax(common), -1)
     zone = jnp.where(keep, tracked, first).astype(jnp.int32)
@@ -52,9 +50,6 @@ def resolve(common, tracked, count):
 def count_shot(rules, zone_lines, tracked, count, start_positions, objects, shot) -> ZoneCount:
     """Judge one shot against one family of zones (fields or anchors)."""
     n = zone_lines.shape[0]
-    if n == 0:
-        zero = jnp.asarray(0, jnp.int32)
-        return ZoneCount(zero - 1, zero, jnp.asarray(False), jnp.asarray(False))
     tol = rules.line_tolerance
     common = common_zones(zone_lines, start_positions, objects, tol)
     zone, before = resolve(common, tracked, count)
@@ -85,8 +80,6 @@ def announce(rules, fields, anchors, positions, objects, field_zone, field_count
     none = jnp.asarray(PositionCall.NONE, jnp.int32)
 
     def call(zone_lines, tracked, count):
-        if zone_lines.shape[0] == 0:
-            return none, jnp.asarray(False)
         common = common_zones(zone_lines, positions, objects, tol)
         zone, before = resolve(common, tracked, count)
         value = jnp.where(before >= 1, PositionCall.DEDANS, PositionCall.ENTRE)

@@ -12,8 +12,11 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from physics.events import Cushion
+from rules.codes import Zones
 
 _NO_LINE = (0.0, 0.0, 0.0)  # 0 <= 0: a padding half-plane every point satisfies
+_NOWHERE = (0.0, 0.0, -1.0)  # 0 <= -1: a half-plane no point satisfies (a padding zone holds no ball)
+N_FIELDS, N_ANCHORS = 9, 8  # the most fields and anchors of any discipline (balkline, C-12.2)
 
 
 def _rectangle(x_lo, x_hi, y_lo, y_hi):
@@ -90,15 +93,21 @@ def anchors(rules, table):
 
 
 def zones(rules, table):
-    """((n_fields, 4, 3), (n_anchors, 4, 3)): the discipline's fields and anchors (static counts)."""
-    kind = rules.spec.zones
+    """((N_FIELDS, 4, 3), (N_ANCHORS, 4, 3)): the discipline's fields and anchors.
+
+    The shapes are the same for every discipline, so one compiled referee serves them all: the
+    kind of zones (``rules.zones``, a leaf) picks the lines, and the rows a discipline does not
+    have are padding zones that hold no ball (straight rail: four corner fields, no anchors; the
+    other carom disciplines: none).
+    """
     dtype = table.length.dtype
-    none = jnp.zeros((0, 4, 3), dtype)
-    if kind == "corners":
-        return corner_fields(rules, table).astype(dtype), none
-    if kind == "balkline":
-        return balkline_fields(rules, table).astype(dtype), anchors(rules, table).astype(dtype)
-    return none, none
+    nowhere = jnp.broadcast_to(jnp.asarray(_NOWHERE, dtype), (N_FIELDS, 4, 3))
+    corners = jnp.concatenate([corner_fields(rules, table).astype(dtype), nowhere[: N_FIELDS - 4]])
+    balkline = balkline_fields(rules, table).astype(dtype)
+    fields = jnp.where(rules.zones == Zones.CORNERS, corners,
+                       jnp.where(rules.zones == Zones.BALKLINE, balkline, nowhere))
+    anchor_lines = jnp.where(rules.zones == Zones.BALKLINE, anchors(rules, table).astype(dtype), nowhere[:N_ANCHORS])
+    return fields, anchor_lines
 
 
 def inside(zone_lines, points, tol):

@@ -1,9 +1,13 @@
 """``Rules``: one discipline's rules with its options, as a pytree; ``make_rules`` builds it.
 
-Numeric options are leaves (so an experiment can ``vmap`` over, say, the pure-carom limit or the
-balkline line distance); the discipline's id and the lag switch are static metadata, because they
-choose code paths. Every option exists in every ``Rules`` (fixed structure); ``make_rules`` only
-lets a caller set the ones that apply to the discipline.
+Everything that tells one discipline from another within a family is a leaf: the numeric options
+(so an experiment can ``vmap`` over, say, the pure-carom limit or the balkline line distance) and
+the discipline table's words as integer codes (zones, re-spot kinds). Only the family and the lag
+switch are static metadata, because they choose code paths; so one compiled referee (and one
+compiled environment step) serves every carom discipline. ``Rules`` carries no discipline id:
+identity lives in the discipline table and in the environment built from it. Every option exists in
+every ``Rules`` (fixed structure); ``make_rules`` only lets a caller set the ones that apply to the
+discipline.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import numpy as np
 
 from physics.pytree import pytree_dataclass, static_field
 from rules import disciplines
+from rules.codes import FrozenRespot
 
 
 @pytree_dataclass
@@ -45,7 +50,11 @@ class Rules:
         ball's surface cannot be taken away without moving the ball: jammed (H-8.6). Open point:
         the log gives one point for a lying pin; we take 10 mm, about its body radius.
       lag_tie_tolerance: float, lag balls closer than this (m) to equal distance tie (C-1.3).
-      discipline: static, the discipline id.
+      zones: int32 ``codes.Zones``, the restricted zones (C-11.1, C-12.2, C-12.5).
+      jumped_respot: int32 ``codes.JumpedRespot``, where jumped balls go (C-11.4, C-12.8, C-13.4, H-7).
+      frozen_respot: int32 ``codes.FrozenRespot``, re-spots of a frozen cue ball (C-11.3, C-12.7 a,
+        C-13.3, H-4.6).
+      family: static, "carom" (Part C) or "hungarian" (Part H): which referee judges.
       lag: static, the game starts with a lag (C-1, open point O-10).
     """
 
@@ -68,17 +77,25 @@ class Rules:
     pin_radius: jnp.ndarray
     pin_jam_reach: jnp.ndarray
     lag_tie_tolerance: jnp.ndarray
-    discipline: str = static_field(default="three_cushion")
+    zones: jnp.ndarray
+    jumped_respot: jnp.ndarray
+    frozen_respot: jnp.ndarray
+    family: str = static_field(default="carom")
     lag: bool = static_field(default=False)
 
     @property
-    def spec(self) -> disciplines.Discipline:
-        """The discipline's row of the data table (static)."""
-        return disciplines.get(self.discipline)
+    def is_hungarian(self) -> bool:
+        return self.family == "hungarian"
 
     @property
-    def is_hungarian(self) -> bool:
-        return self.spec.family == "hungarian"
+    def pin(self) -> bool:
+        """The pin stands in the physics: the Hungarian family exactly (the discipline table's
+        ``pin`` column, which ``disciplines`` keeps equal to it, H-1.3)."""
+        return self.is_hungarian
+
+    def respot_offered(self) -> jnp.ndarray:
+        """() bool: a frozen cue ball lets the shooter ask for a re-spot (C-12.7 a, C-13.3)."""
+        return (self.frozen_respot == FrozenRespot.START_CHOICE) | (self.frozen_respot == FrozenRespot.SPOTS_CHOICE)
 
 
 # name -> (kind, which disciplines may set it). Defaults come from the discipline row or below.
@@ -192,10 +209,12 @@ def make_rules(discipline: str, **options) -> Rules:
     for name, value in options.items():
         values[name] = _check(name, _OPTIONS[name][0], value)
     lag = bool(values.pop("lag"))
-    ints = ("distance", "scoring_mode", "cushions_required", "field_limit", "countdown_from")
+    values.update(zip(("zones", "jumped_respot", "frozen_respot"), disciplines.codes_of(spec)))
+    ints = ("distance", "scoring_mode", "cushions_required", "field_limit", "countdown_from", "zones",
+            "jumped_respot", "frozen_respot")
     bools = ("pure_carom_limit", "restricted_fields", "equalizing_inning")
     leaves = {}
     for name, value in values.items():
         dtype = jnp.int32 if name in ints else jnp.bool_ if name in bools else jnp.float64
         leaves[name] = jnp.asarray(value, dtype)
-    return Rules(discipline=discipline, lag=lag, **leaves)
+    return Rules(family=spec.family, lag=lag, **leaves)

@@ -83,7 +83,7 @@ def game_from_layout(rules: Rules, positions: ArrayLike, params: Params, player:
     cue = cue_ball_of(rules, player)
     tol = rules.frozen_tolerance
     frozen = geometry.frozen_balls(positions, cue, params.ball.radius, tol)
-    offered = rules.spec.frozen_respot in ("start_choice", "spots_choice")
+    offered = rules.respot_offered()
     state = replace(
         blank_state(positions),
         current_player=player, breaker=player, cue_ball=cue,

@@ -115,7 +115,7 @@ def test_save_and_load_give_the_same_actions_and_shots(trained, saved, game, sta
 def test_a_model_refuses_another_discipline(saved, states, tmp_path):
     loaded = LearnedAgent.load(saved)
     keys = jax.random.split(jax.random.PRNGKey(0), BATCH)
-    with pytest.raises(ValueError, match="trained on hungarian_1000, not three_cushion"):
+    with pytest.raises(ValueError, match="trained on hungarian_1000, not on the rules of three_cushion"):
         loaded.plan_batch(rules.make_rules("three_cushion"), states, loaded.env_params.physics, keys)
     # a sidecar that says three-cushion: the same model is refused for the Hungarian game
     zip_path, json_path = model_paths(saved)
@@ -125,7 +125,7 @@ def test_a_model_refuses_another_discipline(saved, states, tmp_path):
     meta["discipline"] = "three_cushion"
     with open(model_paths(other)[1], "w") as f:
         json.dump(meta, f)
-    with pytest.raises(ValueError, match="trained on three_cushion, not hungarian_1000"):
+    with pytest.raises(ValueError, match="trained on three_cushion, not on the rules of hungarian_1000"):
         LearnedAgent.load(other).plan_batch(rules.make_rules(DISCIPLINE), states, loaded.env_params.physics, keys)
 
 

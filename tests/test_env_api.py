@@ -14,6 +14,8 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import billiards_env
+import rules
+from billiards_env import functional
 from billiards_env.params import replace
 from tests.test_env_support import BATCH, ENV_IDS, check_state, fenv, index, random_actions, runner, tree_equal
 
@@ -107,3 +109,21 @@ def api_test(env_id: str):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_api(env_id):
     api_test(env_id)
+
+
+
+def test_the_carom_disciplines_share_one_compiled_step():
+    """Within a family the disciplines differ in data only: one Config and one params structure, so
+    one compiled step (and referee) serves the six carom disciplines; the Hungarian game has its own."""
+    carom = [d for d in rules.DISCIPLINES if d != "hungarian_1000"]
+    envs = [billiards_env.make_functional(d) for d in carom]
+    assert {env.config for env in envs} == {envs[0].config}
+    assert {jax.tree_util.tree_structure(env.default_params) for env in envs} == {
+        jax.tree_util.tree_structure(envs[0].default_params)}
+    assert [env.discipline for env in envs] == carom  # identity stays with the environment
+    hungarian = billiards_env.make_functional("hungarian_1000")
+    assert hungarian.config != envs[0].config and hungarian.config.pin and not envs[0].config.pin
+    # jit keys on the static Config and on the params' structure: both agree, so the stages that
+    # test_api compiled for one carom discipline serve the next
+    stages = [functional.make_ops(env.config, batched=True, staged=True) for env in (envs[0], envs[2])]
+    assert stages[0].judge is stages[1].judge and stages[0].end is stages[1].end

@@ -1,7 +1,7 @@
 """Shared helpers of the environment tests (no tests here).
 
-The environments are run staged (``fused=False``): each stage is compiled once per discipline and
-batch shape and the physics once per table kind, so the seven disciplines share most of the
+The environments are run staged (``fused=False``): each stage is compiled once per rule family
+and batch shape and the physics once per table kind, so the seven disciplines share most of the
 compile time. One batch size (``BATCH``) serves every batched test, the PPO runs included.
 """
 from __future__ import annotations

@@ -100,7 +100,7 @@ def test_make_gymnax_takes_discipline_and_gym_ids_and_names_the_valid_ones():
     env, params = billiards_env.make_gymnax("billiards_env/Hungarian1000-v0", mode="inning")
     assert isinstance(env, gymnax.environments.environment.Environment)
     assert env.functional.discipline == "hungarian_1000" and env.functional.mode == "inning"
-    assert params.discipline == "hungarian_1000"
+    assert params.rules.is_hungarian and int(params.rules.distance) == 1000
     assert env.name == "Hungarian1000-inning" and env.num_actions == 9
     with pytest.raises(ValueError, match="unknown environment 'snooker'; valid ids: billiards_env/ThreeCushion-v0"):
         billiards_env.make_gymnax("snooker")

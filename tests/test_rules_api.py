@@ -39,9 +39,12 @@ def test_discipline_differences_are_data():
     assert float(r["balkline_47_2"].line_distance) == 0.47 and float(r["balkline_71_2"].line_distance) == 0.71
     assert float(r["balkline_47_2"].anchor_fraction) == 1 / 8  # C-12.2 b
     assert int(r["three_cushion"].countdown_from) == 3 and int(r["one_cushion"].countdown_from) == 5  # C-14.1
-    # options are pytree leaves, the discipline is static
+    # the columns and options are pytree leaves, only the family is static: one treedef (one
+    # compiled referee) for the six carom disciplines
     leaves, treedef = jax.tree_util.tree_flatten(r["balkline_47_2"])
-    assert len(leaves) == 19 and "balkline_47_2" in str(treedef)
+    assert len(leaves) == 22 and "carom" in str(treedef)
+    carom = {jax.tree_util.tree_structure(r[d]) for d in rules.DISCIPLINES if d != "hungarian_1000"}
+    assert carom == {treedef} and jax.tree_util.tree_structure(r["hungarian_1000"]) != treedef
 
 
 def test_unknown_discipline_lists_the_valid_ones():

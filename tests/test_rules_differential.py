@@ -339,10 +339,10 @@ def _batch_rules(rules_, cases):
     """Rules with every leaf batched over the cases (options vary per case)."""
     leaves = {}
     for name, value in vars(rules_).items():
-        if name in ("discipline", "lag"):
+        if name in ("family", "lag"):
             continue
         leaves[name] = jnp.asarray(np.asarray([c.options[name] for c in cases]), value.dtype)
-    return rules.Rules(discipline=rules_.discipline, lag=rules_.lag, **leaves)
+    return rules.Rules(family=rules_.family, lag=rules_.lag, **leaves)
 
 
 def _batch_states(template, cases, params):

@@ -1,8 +1,9 @@
 """Shared helpers of the rules tests (no tests here): compiled referees, states, conversions.
 
 One jitted single-shot referee and one jitted batched referee serve every test; jit compiles them
-once per discipline (the discipline is static metadata of ``Rules``; options are leaves, so tests
-that change an option reuse the compiled code).
+once per family (the family is static metadata of ``Rules``; the discipline's columns and the
+options are leaves, so the six carom disciplines, and tests that change an option, reuse the
+compiled code).
 """
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ def to_python(tree):
 
 
 def options_dict(rules_):
-    values = {k: np.asarray(v).item() for k, v in vars(rules_).items() if k not in ("discipline", "lag")}
+    values = {k: np.asarray(v).item() for k, v in vars(rules_).items() if k not in ("family", "lag")}
     values["lag"] = rules_.lag
     return values
 
