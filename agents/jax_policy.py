@@ -34,8 +34,8 @@ import physics
 from physics.params import Params
 from rules import GameState, Rules
 from agents.learned import (
-    PolicyPlanner, _check_observation, _jsonable, _observe_batch, _shots_batch, check_observations, env_params_of,
-    read_sidecar,
+    PolicyPlanner, _check_action, _check_observation, _jsonable, _observe_batch, _shots_batch, check_observations,
+    env_params_of, read_sidecar,
 )
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
@@ -171,6 +171,7 @@ class JaxPolicyAgent(PolicyPlanner):
     def sidecar(self) -> dict:
         return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline, mode="shot",
                     observation_size=OBS_SIZE, observation=env_observation.layout(), n_actions=env_actions.N_ACTIONS,
+                    action=env_actions.ACTION_VERSION,
                     network=dict(hidden=list(hidden_sizes(self.net)), activation=ACTIVATION,
                                  action_squashing=SQUASHING, log_std="state-independent"),
                     env=self.env, info=self.info)
@@ -197,6 +198,7 @@ class JaxPolicyAgent(PolicyPlanner):
         if not isinstance(meta.get("discipline"), str) or not isinstance(meta.get("env", {}), dict):
             raise ValueError(f"{json_path}: sidecar lacks a discipline or a valid env entry")
         _check_observation(meta.get("observation"), json_path)
+        _check_action(meta.get("action"), json_path)
         network = meta.get("network") or {}
         if network.get("activation") != ACTIVATION or network.get("action_squashing") != SQUASHING:
             raise ValueError(f"{json_path}: network {network!r}; this code plays activation {ACTIVATION!r} with "

@@ -174,6 +174,7 @@ class LearnedAgent(PolicyPlanner):
         if missing or not isinstance(meta["env"], dict):
             raise ValueError(f"{json_path}: sidecar lacks {', '.join(missing) or 'a valid env entry'}")
         _check_observation(meta.get("observation", UNVERSIONED_OBSERVATION), json_path)
+        _check_action(meta.get("action"), json_path)
         algo_cls = _algorithm_class(meta["algorithm"])
         try:
             # only the policy is used: the training schedules are not unpickled (robust across versions)
@@ -199,6 +200,7 @@ class LearnedAgent(PolicyPlanner):
     def sidecar(self) -> dict:
         return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline,
                     algorithm=self.algorithm, observation_size=OBS_SIZE, observation=env_observation.layout(),
+                    action=env_actions.ACTION_VERSION,
                     n_actions=env_actions.N_ACTIONS, env=self.env, info=self.info)
 
     # -- playing -------------------------------------------------------------------------------
@@ -241,6 +243,17 @@ def _check_spaces(model):
     if obs_shape != (OBS_SIZE,) or act_shape != (env_actions.N_ACTIONS,):
         raise ValueError(f"the model's spaces are observation {obs_shape}, action {act_shape}; a LearnedAgent "
                          f"needs ({OBS_SIZE},) and ({env_actions.N_ACTIONS},) (the flat \"shot\" mode)")
+
+
+def _check_action(stored, json_path):
+    """ValueError unless the sidecar's action mapping (``"action"``: its version; absent in the
+    first version) is the one this build plays (``billiards_env.actions.ACTION_VERSION``)."""
+    version = 1 if stored is None else stored
+    if version != env_actions.ACTION_VERSION:
+        raise ValueError(
+            f"{json_path}: this model was trained on action version {version!r} (version 1: the elevation "
+            f"component spans 0..theta_max); this build plays version {env_actions.ACTION_VERSION} (a level cue "
+            f"up to {env_actions.RAISED_FROM} of the component). Retrain it (experiments.train)")
 
 
 def _check_observation(stored, json_path):

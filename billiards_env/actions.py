@@ -6,7 +6,8 @@ index  name        meaning (each component in [-1, 1]; ``params`` hold the range
 0      aim         phi, the aim direction: -1..1 -> -180..180 deg, 0 along +x (towards the TOP
                    cushion), counter-clockwise (towards the LEFT cushion)
 1      speed       V0, the cue speed: -1..1 -> v_min..v_max (default 0.5..8 m/s), linear
-2      elevation   theta, the cue elevation: -1..1 -> 0..theta_max (default 0..80 deg)
+2      elevation   theta, the cue elevation: level (0 deg) up to RAISED_FROM (0.8), then rising
+                   linearly to theta_max at 1 (default 80 deg: jumps and massé)
 3, 4   tip         (u, v) on the square mapped onto the disc of radius offset_max (default 0.5 R)
                    by radial stretching: (a, b) = offset_max * max(|u|, |v|) * (u, v) / |(u, v)|;
                    a is the side offset (+ right english), b the height (+ follow, - draw)
@@ -20,6 +21,11 @@ index  name        meaning (each component in [-1, 1]; ``params`` hold the range
 8      side        C-2.1 c: in the starting position, < 0 the right head-string spot for the
                    shooter's ball, >= 0 the left one. Used only when the observation offers it
 =====  ==========  ==========================================================================
+
+The centre of the box, the all-zeros action, is a plain shot: a level cue, medium speed (4.25 m/s),
+the centre of the ball, aimed along +x. Uniform random actions play a raised cue one time in ten
+(elevation components above 0.8, a tenth of the range), as a player does. ``ACTION_VERSION``
+names this mapping; a saved policy trained on another one is refused when loaded.
 
 Components that do not apply to the position are ignored. Inside ``jit`` nothing can raise, so
 the functional step replaces NaN by 0 and clips to [-1, 1]; the Python adapters raise ValueError
@@ -39,6 +45,9 @@ from physics import execution
 NAMES = ("aim", "speed", "elevation", "tip_u", "tip_v", "place", "base_spot", "respot", "side")
 N_ACTIONS = len(NAMES)
 LOW, HIGH = -1.0, 1.0
+RAISED_FROM = 0.8  # the elevation component above which the cue is raised
+# 1: the elevation spanned the whole component (-1..1 -> 0..theta_max); 2: level up to RAISED_FROM.
+ACTION_VERSION = 2
 
 
 def check_shape(action, batch: int | None = None):
@@ -69,19 +78,29 @@ def tip_offsets(u, v, radius):
     return radius * scale * u, radius * scale * v
 
 
-def to_shot(action, params) -> physics.Shot:
-    """The strike asked by a sanitized action (no noise), in the physics dtype."""
-    dtype = params.physics.dtype
-    x = jnp.asarray(action, dtype)
-    unit = (x + 1.0) / 2.0  # 0..1
-    a, b = tip_offsets(x[3], x[4], params.offset_max)
+def elevation(component, theta_max):
+    """The cue elevation (deg) of the elevation component: 0 up to ``RAISED_FROM``, then linear
+    up to ``theta_max`` at 1."""
+    return theta_max * jnp.clip((component - RAISED_FROM) / (HIGH - RAISED_FROM), 0.0, 1.0)
+
+
+def strike_of(x, v_min, v_max, theta_max, offset_max) -> physics.Shot:
+    """The strike of the action's first five components ``x`` (aim, speed, elevation, tip u, v), in
+    ``x``'s dtype: the one mapping the environments and ``agents.RandomAgent`` share."""
+    a, b = tip_offsets(x[3], x[4], offset_max)
     return physics.Shot(
-        V0=params.v_min + unit[1] * (params.v_max - params.v_min),
+        V0=v_min + (x[1] + 1.0) / 2.0 * (v_max - v_min),
         phi=180.0 * x[0],
-        theta=unit[2] * params.theta_max,
+        theta=elevation(x[2], theta_max),
         a=a,
         b=b,
     )
+
+
+def to_shot(action, params) -> physics.Shot:
+    """The strike asked by a sanitized action (no noise), in the physics dtype."""
+    x = jnp.asarray(action, params.physics.dtype)
+    return strike_of(x, params.v_min, params.v_max, params.theta_max, params.offset_max)
 
 
 def from_shot(shot: physics.Shot, params):
@@ -92,7 +111,8 @@ def from_shot(shot: physics.Shot, params):
     V0, phi, theta, a, b = (jnp.asarray(getattr(shot, f), dtype) for f in ("V0", "phi", "theta", "a", "b"))
     aim = (phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)) / 180.0  # phi wrapped to (-180, 180]
     speed = 2.0 * (V0 - params.v_min) / (params.v_max - params.v_min) - 1.0
-    elevation = 2.0 * theta / params.theta_max - 1.0
+    raised = RAISED_FROM + (HIGH - RAISED_FROM) * theta / params.theta_max
+    lift = jnp.where(theta > 0, raised, 0.0)  # a level cue: the centre of the component
     # the disc back onto the square: (u, v) = (a, b) * (|(a, b)| / radius) / max(|a|, |b|)
     r = jnp.sqrt(a * a + b * b)
     scale = jnp.minimum(r, params.offset_max) / params.offset_max
@@ -100,7 +120,7 @@ def from_shot(shot: physics.Shot, params):
     u = jnp.where(m > 0, a * scale / jnp.where(m > 0, m, 1.0), 0.0)
     v = jnp.where(m > 0, b * scale / jnp.where(m > 0, m, 1.0), 0.0)
     zero = jnp.zeros((), dtype)
-    action = jnp.stack([aim, speed, elevation, u, v, zero, zero, zero, zero])
+    action = jnp.stack([aim, speed, lift, u, v, zero, zero, zero, zero])
     return jnp.clip(action, LOW, HIGH).astype(jnp.float32)
 
 

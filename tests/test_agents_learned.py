@@ -90,8 +90,8 @@ def saved(trained, tmp_path_factory):
 def test_a_tiny_training_run_improves_on_its_untrained_policy(trained):
     _, before, after = trained
     print(f"mean official reward per shot: untrained {before:.2f}, after {TRAIN_STEPS} steps {after:.2f}")
-    assert before < -5.0  # the untrained shot fouls often
-    assert after > before + 4.0
+    assert before < -2.0  # the untrained shot fouls often (a foul hands the opponent points)
+    assert after > before + 2.0 and after > 0.5 * before  # at least half the points lost are saved
 
 
 def test_save_and_load_give_the_same_actions_and_shots(trained, saved, game, states):

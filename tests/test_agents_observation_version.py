@@ -102,3 +102,17 @@ def test_a_sidecar_without_an_observation_entry_is_read_as_version_1(tmp_path, m
 def test_a_malformed_observation_entry_is_refused(tmp_path, entry):
     with pytest.raises(ValueError, match="malformed observation entry"):
         LearnedAgent.load(copy_with_sidecar(tmp_path, lambda meta: meta.update(observation=entry)))
+
+
+def test_the_shipped_model_plays_this_action_mapping_and_an_older_one_is_refused(tmp_path):
+    # the action's version is stored beside the observation's: a policy trained when the elevation
+    # spanned the whole component (version 1, no "action" entry) would play raised cues where it
+    # meant level ones, so it is refused with a word on what changed
+    from billiards_env import actions
+
+    meta = json.loads(Path(model_paths(SHIPPED)[1]).read_text())
+    assert meta["action"] == actions.ACTION_VERSION == 2
+    assert LearnedAgent.load(SHIPPED).sidecar()["action"] == actions.ACTION_VERSION
+    old = copy_with_sidecar(tmp_path, lambda m: m.pop("action"))
+    with pytest.raises(ValueError, match="trained on action version 1 .* Retrain it"):
+        LearnedAgent.load(old)

@@ -31,8 +31,33 @@ def test_action_ranges_are_the_documented_ones():
     assert float(low.phi) == -180 and float(high.phi) == 180
     assert float(low.V0) == 0.5 and float(high.V0) == 8.0
     assert float(low.theta) == 0 and float(high.theta) == 80  # up to a near-vertical cue (jump, massé)
-    mid = actions.to_shot(jnp.asarray([0.5, 0, 0, 0, 0, 0, 0, 0, 0]), p)
-    assert float(mid.phi) == 90 and abs(float(mid.V0) - 4.25) < 1e-12 and float(mid.theta) == 40
+    mid = actions.to_shot(jnp.asarray([0.5, 0, 0.9, 0, 0, 0, 0, 0, 0]), p)
+    assert float(mid.phi) == 90 and abs(float(mid.V0) - 4.25) < 1e-12 and abs(float(mid.theta) - 40) < 1e-9
+
+
+def test_the_centre_of_the_action_box_is_a_plain_level_shot():
+    # issue: the all-zeros action was a 30 deg raised cue (a jump); now a level cue at medium speed
+    # through the centre of the ball, and the cue stays level up to RAISED_FROM
+    p = billiards_env.default_params("three_cushion")
+    centre = actions.to_shot(jnp.zeros(9), p)
+    assert (float(centre.theta), float(centre.a), float(centre.b)) == (0.0, 0.0, 0.0)
+    assert abs(float(centre.V0) - 4.25) < 1e-12
+    level = jax.vmap(actions.to_shot, in_axes=(0, None))(
+        jnp.zeros((5, 9)).at[:, 2].set(jnp.asarray([-1.0, -0.5, 0.0, 0.5, actions.RAISED_FROM])), p)
+    assert np.all(np.asarray(level.theta) == 0.0)
+    # from_shot inverts it: a level shot is the centre of the component, a raised one above 0.8
+    for theta in (0.0, 12.0, 80.0):
+        x = actions.from_shot(physics.Shot(V0=3.0, phi=20.0, theta=theta, a=0.1, b=-0.2), p)
+        assert abs(float(actions.to_shot(x, p).theta) - theta) < 1e-4
+        assert (float(x[2]) == 0.0) if theta == 0 else float(x[2]) > actions.RAISED_FROM
+
+
+@pytest.mark.parametrize("discipline", rules.DISCIPLINES)
+def test_random_actions_play_a_raised_cue_at_most_one_time_in_ten(discipline):
+    p = billiards_env.default_params(discipline)
+    x = jax.random.uniform(jax.random.fold_in(KEY, len(discipline)), (20000, 9), minval=-1, maxval=1)
+    theta = np.asarray(jax.vmap(actions.to_shot, in_axes=(0, None))(x, p).theta)
+    assert 0.08 < np.mean(theta > 0) <= 0.10 + 0.006  # a tenth of the component's range, +-3 sigma
 
 
 @pytest.mark.parametrize("u, v, a, b", [(1, 0, 0.5, 0), (0, -1, 0, -0.5), (1, 1, 0.5 / 2**0.5, 0.5 / 2**0.5),
@@ -52,7 +77,7 @@ def test_every_action_strikes_inside_the_miscue_disc():
 
 def test_noise_has_the_pool_standard_deviations_and_is_off_by_default():
     p = billiards_env.default_params("three_cushion")
-    shot = actions.to_shot(jnp.zeros(9), p)
+    shot = actions.to_shot(jnp.zeros(9).at[2].set(0.9), p)  # a raised cue (40 deg): its noise is not folded
     keys = jax.random.split(KEY, 20000)
     exact = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys[:4], p)
     assert np.all(np.asarray(exact.V0) == float(shot.V0))
@@ -340,7 +365,9 @@ def test_from_shot_inverts_to_shot_inside_the_ranges():
     shots = jax.vmap(actions.to_shot, in_axes=(0, None))(x, p)
     back = jax.vmap(actions.from_shot, in_axes=(0, None))(shots, p)
     assert back.dtype == jnp.float32
-    np.testing.assert_allclose(np.asarray(back), np.asarray(x), atol=2e-6)
+    # every elevation component up to RAISED_FROM asks for a level cue, which comes back as 0
+    expected = x.at[:, 2].set(jnp.where(x[:, 2] > actions.RAISED_FROM, x[:, 2], 0.0))
+    np.testing.assert_allclose(np.asarray(back), np.asarray(expected), atol=2e-6)
 
 
 def test_step_autoreset_keeps_the_finished_step_and_starts_a_new_episode_under_a_parameter_sweep():
