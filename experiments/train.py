@@ -200,7 +200,7 @@ class Tracker:
         t0 = time.perf_counter()
         row = self.evaluation.run(planner)
         self.eval_seconds += time.perf_counter() - t0
-        train = float(np.mean(self.recent)) if self.recent else float("nan")
+        train = float(np.mean(self.recent)) if self.recent else None  # none before the first rollout
         row = dict(timesteps=int(timesteps), seconds=round(time.perf_counter() - self.start_time, 1),
                    train_reward=train, **row)
         self.rows.append(row)
@@ -212,7 +212,7 @@ class Tracker:
                    f"success {row['successes']}/{row['layouts']}"
                    f" = {row['success_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
                    f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, "
-                   f"training reward {train:.3f}")
+                   "training reward " + ("- (no rollout yet)" if train is None else f"{train:.3f}"))
         write_csv(os.path.join(self.args.out, "curve.csv"), self.rows)
         while self.next_eval <= timesteps:
             self.next_eval += self.args.eval_every
@@ -287,7 +287,7 @@ def plot_curve(path, rows, random_row, title):
     ax.set_title(f"{title}: shots that scored")
     ax = axes[1]
     ax.plot(t, [r["mean_reward"] for r in rows], "o-", color="#4f81bd", ms=3, label="evaluation (official points)")
-    train = [r["train_reward"] for r in rows]
+    train = [np.nan if r["train_reward"] is None else r["train_reward"] for r in rows]
     ax.plot(t, train, ".-", color="#9bbb59", ms=3, label="training rollouts (official points)")
     if random_row is not None:
         ax.axhline(random_row["mean_reward"], color="#7f7f7f", label="random player")

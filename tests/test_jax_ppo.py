@@ -167,7 +167,7 @@ def test_the_planner_plays_in_the_evaluation_command(saved):
 
 
 @pytest.mark.slow
-def test_the_training_command_writes_the_sb3_paths_files(tmp_path):
+def test_the_training_command_writes_the_sb3_paths_files(tmp_path, capsys):
     from experiments import compare_backends, train
 
     out = tmp_path / "run"
@@ -186,6 +186,10 @@ def test_the_training_command_writes_the_sb3_paths_files(tmp_path):
         assert (out / name).is_file(), name
     agent = JaxPolicyAgent.load(out / f"{DISCIPLINE}_ppo_jax")
     assert agent.info["selected_timesteps"] == summary["selected_timesteps"]
+    # the curve's first line (before any rollout) has no training reward yet, said so, not "nan"
+    first = (out / "curve.csv").read_text().splitlines()[1]
+    assert "nan" not in first.lower()
+    assert "training reward - (no rollout yet)" in capsys.readouterr().out
 
 
 def test_the_planner_traces_so_it_can_be_a_built_in_opponent(saved):
