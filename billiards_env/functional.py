@@ -348,9 +348,13 @@ class FunctionalEnv:
         row = rules_lib.disciplines.get(discipline)
         self.discipline = discipline
         self.default_params = default_params(discipline) if params is None else params
-        if self.default_params.rules.family != row.family:
-            raise ValueError(f"params are for the {self.default_params.rules.family} family, not {discipline} "
-                             f"({row.family}); build them with default_params({discipline!r})")
+        game_rules = self.default_params.rules
+        carried = (rules_lib.disciplines.matching(game_rules) if np.ndim(game_rules.zones) == 0
+                   and not isinstance(game_rules.zones, jax.core.Tracer) else (discipline,))  # a sweep: not checked
+        if game_rules.family != row.family or discipline not in carried:
+            named = " / ".join(carried) or f"the {game_rules.family} family"
+            raise ValueError(f"params carry the rules of {named}, not {discipline}; "
+                             f"build them with default_params({discipline!r})")
         policy = modes.opponent_policy(mode, opponent)
         if isinstance(policy, modes.StatePolicy):
             policy = policy.fixing(self.default_params.rules)

@@ -121,6 +121,13 @@ def test_the_carom_disciplines_share_one_compiled_step():
     assert {jax.tree_util.tree_structure(env.default_params) for env in envs} == {
         jax.tree_util.tree_structure(envs[0].default_params)}
     assert [env.discipline for env in envs] == carom  # identity stays with the environment
+    # the params carry the discipline's words: another discipline's are refused, options may differ
+    with pytest.raises(ValueError, match="params carry the rules of straight_rail( / [a-z_0-9]+)*, not three_cushion"):
+        billiards_env.FunctionalEnv("three_cushion", params=billiards_env.default_params("straight_rail"))
+    with pytest.raises(ValueError, match="params carry the rules of hungarian_1000( / [a-z_0-9]+)*, not one_cushion"):
+        billiards_env.FunctionalEnv("one_cushion", params=billiards_env.default_params("hungarian_1000"))
+    longer = billiards_env.default_params("three_cushion", rule_options=dict(distance=60))
+    assert billiards_env.FunctionalEnv("three_cushion", params=longer).discipline == "three_cushion"
     hungarian = billiards_env.make_functional("hungarian_1000")
     assert hungarian.config != envs[0].config and hungarian.config.pin and not envs[0].config.pin
     # jit keys on the static Config and on the params' structure: both agree, so the stages that
