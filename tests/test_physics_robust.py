@@ -215,10 +215,11 @@ def test_a_cue_ball_rattling_in_a_corner_keeps_its_first_cushions_and_the_shot_c
     for k in range(len(CORNER_RATTLES)):
         # three-cushion's count (C-13.2) is read from the first ones, kept; the rest were dropped
         assert thinning.CUE_CUSHIONS_KEPT <= cue_cushions(small, k) < cue_cushions(full, k)
+    judge = jax.jit(jax.vmap(rules.referee, in_axes=(None, 0, 0, None)))  # one program serves both games
+    start = jax.jit(jax.vmap(rules.game_from_layout, in_axes=(None, 0, None)))
     for discipline in ("three_cushion", "one_cushion"):
         game = rules.make_rules(discipline)
-        states = jax.vmap(rules.game_from_layout, in_axes=(None, 0, None))(game, jnp.asarray(pos), big)
-        judge = jax.vmap(rules.referee, in_axes=(None, 0, 0, None))
+        states = start(game, jnp.asarray(pos), big)
         (_, a), (_, b) = judge(game, states, small, big), judge(game, states, full, big)
         for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
             np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
