@@ -8,6 +8,7 @@ import warnings
 
 import gymnasium as gym
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -128,6 +129,9 @@ def test_the_carom_disciplines_share_one_compiled_step():
         billiards_env.FunctionalEnv("one_cushion", params=billiards_env.default_params("hungarian_1000"))
     longer = billiards_env.default_params("three_cushion", rule_options=dict(distance=60))
     assert billiards_env.FunctionalEnv("three_cushion", params=longer).discipline == "three_cushion"
+    # params stacked for a sweep (batched leaves) cannot name one row: only the family is checked
+    sweep = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), longer, billiards_env.default_params("straight_rail"))
+    assert billiards_env.FunctionalEnv("three_cushion", params=sweep).config == envs[0].config
     hungarian = billiards_env.make_functional("hungarian_1000")
     assert hungarian.config != envs[0].config and hungarian.config.pin and not envs[0].config.pin
     # jit keys on the static Config and on the params' structure: both agree, so the stages that
