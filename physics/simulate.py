@@ -153,33 +153,58 @@ def _leave_wall(one: Balls, v, w, normal, params) -> Balls:
     return _after_contact(one, one.v - lift * normal, one.w, params)
 
 
-def _returning(b: Balls, pin, index, params, layout: Layout):
-    """() bool: event ``index`` is a contact coming back at exactly the release speed of the push
+@pytree_dataclass
+class _Bodies:
+    """The bodies event ``index`` (into the candidate list) names, found once for both the
+    pressed-contact test and the resolution: its kind flags, ball i, the other ball j (= i
+    unless two balls meet), ``pair_j`` (the pair's second ball, whatever the kind), the cushion
+    side, and the unit normal from ball i towards what it touches (the other ball, the pin, the
+    cushion)."""
+
+    is_pair: jax.Array
+    is_pin: jax.Array
+    is_fall: jax.Array
+    is_cushion: jax.Array
+    i: jax.Array
+    j: jax.Array
+    pair_j: jax.Array
+    side: jax.Array
+    normal: jax.Array
+
+
+def _bodies(b: Balls, pin, index, layout: Layout) -> _Bodies:
+    n = layout.n
+    clip = lambda x, lo, size: jnp.clip(x - lo, 0, max(size - 1, 0))  # noqa: E731
+    no = jnp.zeros((), bool)
+    is_pair = (index < layout.pairs) if layout.pairs else no
+    is_pin = ((index >= layout.pin) & (index < layout.cushion)) if pin is not None else no
+    is_fall = ((index >= layout.fall) & (index < layout.transition)) if pin is not None else no
+    is_cushion = (index >= layout.cushion) & (index < layout.fall)
+    p = clip(index, 0, max(layout.pairs, 1))
+    pair_i = jnp.asarray(layout.pair_i if layout.pairs else [0])[p]
+    pair_j = jnp.asarray(layout.pair_j if layout.pairs else [0])[p]
+    c = clip(index, layout.cushion, 4 * n)
+    i = jnp.select([is_pair, is_pin, is_cushion], [pair_i, clip(index, layout.pin, n), c // 4],
+                   clip(index, layout.transition, n))
+    normal = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[c % 4]
+    if layout.pairs:
+        normal = jnp.where(is_pair, _unit(b.r[pair_j] - b.r[i]), normal)
+    if pin is not None:
+        normal = jnp.where(is_pin, _unit(pin.position - b.r[i]), normal)
+    return _Bodies(is_pair, is_pin, is_fall, is_cushion, i, jnp.where(is_pair, pair_j, i), pair_j, c % 4, normal)
+
+
+def _returning(b: Balls, e: _Bodies, params):
+    """() bool: the event is a contact coming back at exactly the release speed of the push
     that drives it (``_release_lift``): a ball pressed against a cushion, the pin or a ball,
     touching it again after a micro-bounce. It is resolved but not logged, so to the log (and the
     referee) a pressed contact is one contact, not hundreds. The return's speed must match the
     release speed to 1e-3 of it, or, in float32, to what rounding of the positions allows."""
-    a = acceleration(b, params)
-    cases = []  # (is_this_kind, approach speed, push inwards)
-    if layout.pairs:
-        p = jnp.clip(index, 0, layout.pairs - 1)
-        i, j = jnp.asarray(layout.pair_i)[p], jnp.asarray(layout.pair_j)[p]
-        normal = _unit(b.r[j] - b.r[i])
-        cases.append((index < layout.pairs, jnp.dot(b.v[i] - b.v[j], normal), jnp.dot(a[i] - a[j], normal)))
-    if pin is not None:
-        k = jnp.clip(index - layout.pin, 0, layout.n - 1)
-        normal = _unit(pin.position - b.r[k])
-        is_pin = (index >= layout.pin) & (index < layout.cushion)
-        cases.append((is_pin, jnp.dot(b.v[k], normal), jnp.dot(a[k], normal)))
-    c = jnp.clip(index - layout.cushion, 0, 4 * layout.n - 1)
-    outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[c % 4]
-    is_cushion = (index >= layout.cushion) & (index < layout.fall)
-    cases.append((is_cushion, jnp.dot(b.v[c // 4], outward), jnp.dot(a[c // 4], outward)))
-    _, approach, pushed = cases[-1]
-    contact = cases[-1][0]
-    for is_this, approach_o, pushed_o in cases[:-1]:
-        approach, pushed = jnp.where(is_this, approach_o, approach), jnp.where(is_this, pushed_o, pushed)
-        contact = contact | is_this
+    one, two = _ball(b, e.i), _ball(b, e.pair_j)
+    # Approach speed and push inwards along the normal; the other body is fixed unless a ball.
+    approach = jnp.dot(one.v - jnp.where(e.is_pair, two.v, 0.0), e.normal)
+    pushed = jnp.dot(acceleration(one, params) - jnp.where(e.is_pair, acceleration(two, params), 0.0), e.normal)
+    contact = e.is_pair | e.is_pin | e.is_cushion
     release = _release_lift(jnp.zeros_like(approach), pushed, b.r.dtype)
     # The bounce is a gap of pushed RELEASE_TIME^2 / 8 (micrometres); the return's time, and so its
     # speed, is only as exact as a position: in float32 a few rounding units of the table's size
@@ -190,102 +215,77 @@ def _returning(b: Balls, pin, index, params, layout: Layout):
     return contact & (pushed > 0) & (jnp.abs(approach - release) <= tolerance * release)
 
 
-# One way an event can resolve: (is_this_kind, balls, pin, kind, ball, other, cushion). The
-# kind and the indices are Python constants for some kinds and traced arrays for others.
-_Outcome = tuple[jax.Array, "Balls", Optional["PinState"], ArrayLike, ArrayLike, ArrayLike, ArrayLike]
+def _resolve(b: Balls, pin, e: _Bodies, params):
+    """Apply the event whose bodies ``e`` names to them (they are already there).
 
-
-def _resolve(b: Balls, pin, index, params, layout: Layout):
-    """Apply event ``index`` (into the candidate list) to the bodies, which are already there.
-
-    Every kind of resolution is computed for the bodies its slot names and one is selected, so
-    the step has no data-dependent branch. Returns (balls, pin, kind, ball, other, cushion).
+    Each kind's resolution is computed for the one or two balls the event names and the
+    event's own is selected, so the step has no data-dependent branch; the chosen balls are
+    then written back once. Returns (balls, pin, kind, ball, other, cushion).
     """
-    n = layout.n
-    clip = lambda x, lo, size: jnp.clip(x - lo, 0, max(size - 1, 0))  # noqa: E731
-    outcomes: list[_Outcome] = []
+    one = _ball(b, e.i)
 
-    if layout.pairs:
-        p = clip(index, 0, layout.pairs)
-        i, j = jnp.asarray(layout.pair_i)[p], jnp.asarray(layout.pair_j)[p]
-        # The impulse acts across the table; a ball in the air keeps its vertical motion.
-        normal = _unit(b.r[j] - b.r[i])
-        v1, w1, v2, w2 = collide.ball_ball_resolve(b.v[i], b.w[i], b.v[j], b.w[j], normal, params)
-        one, two = _after_contact(_ball(b, i), v1, w1, params), _after_contact(_ball(b, j), v2, w2, params)
-        # A resting contact (balls pushed together) parts at the release speed, equal and opposite.
-        a1, a2 = acceleration(one, params), acceleration(two, params)
-        lift = _release_lift(jnp.dot(two.v - one.v, normal), jnp.dot(a1 - a2, normal), b.r.dtype)
-        one = _after_contact(one, one.v - 0.5 * lift * normal, one.w, params)
-        two = _after_contact(two, two.v + 0.5 * lift * normal, two.w, params)
-        one, two = _bounce_over(one, two, params)
-        bb = _set_ball(_set_ball(b, i, one), j, two)
-        outcomes.append((index < layout.pairs, bb, pin, EventKind.BALL_BALL, i, j, -1))
+    # Two balls: the impulse acts across the table; a ball in the air keeps its vertical motion.
+    two = _ball(b, e.pair_j)
+    v1, w1, v2, w2 = collide.ball_ball_resolve(one.v, one.w, two.v, two.w, e.normal, params)
+    p1, p2 = _after_contact(one, v1, w1, params), _after_contact(two, v2, w2, params)
+    # A resting contact (balls pushed together) parts at the release speed, equal and opposite.
+    lift = _release_lift(jnp.dot(p2.v - p1.v, e.normal),
+                         jnp.dot(acceleration(p1, params) - acceleration(p2, params), e.normal), b.r.dtype)
+    p1 = _after_contact(p1, p1.v - 0.5 * lift * e.normal, p1.w, params)
+    p2 = _after_contact(p2, p2.v + 0.5 * lift * e.normal, p2.w, params)
+    p1, p2 = _bounce_over(p1, p2, params)
 
+    # A fixed body: the pin, or a cushion. On a cushion, a ball on the cloth, or in the air no
+    # higher than the nose, meets the cushion model, across the table. One higher meets the nose's
+    # edge or the cushion's upper face and comes back off it, or rides up onto the rail, strikes it
+    # or flies over it: off the table (rules H-7.1, C-6.2: it touched the frame). ``collide.rail``;
+    # docs/physics.md section 5.
+    v_cushion, w_cushion = collide.cushion_resolve(one.v, one.w, e.normal, params)
+    zone = jnp.where(one.motion == Motion.AIRBORNE, rail.zone(one.z, params), rail.CUSHION)
+    on_face = (zone == rail.FACE) & ~e.is_pin
+    v_face, vz_face, back = rail.face_rebound(one.v, one.vz, one.z, e.normal, params)
+    leaves = e.is_cushion & ((zone >= rail.RAIL) | (on_face & ~back))
+    v_in, w_in = jnp.where(on_face, v_face, v_cushion), jnp.where(on_face, one.w, w_cushion)
     if pin is not None:
-        k = clip(index, layout.pin, n)
-        to_pin = _unit(pin.position - b.r[k])
-        v_k, topples = collide.ball_pin_resolve(b.v[k], to_pin, params)
-        hit = _leave_wall(_ball(b, k), v_k, b.w[k], to_pin, params)
-        hit_pin = PinState(
-            pin.position, jnp.where(topples, PIN_FALLING, pin.state).astype(jnp.int8),
-            jnp.where(topples, k, pin.knocked_by).astype(jnp.int8),
-        )
-        is_pin = (index >= layout.pin) & (index < layout.cushion)
-        outcomes.append((is_pin, _set_ball(b, k, hit), hit_pin, EventKind.BALL_PIN, k, -1, -1))
-        down = PinState(pin.position, jnp.asarray(PIN_DOWN, jnp.int8), pin.knocked_by)
-        is_fall = (index >= layout.fall) & (index < layout.transition)
-        outcomes.append((is_fall, b, down, EventKind.PIN_DOWN, pin.knocked_by.astype(jnp.int32), -1, -1))
-
-    # Ball-cushion. A ball on the cloth, or in the air no higher than the nose, meets the cushion
-    # model, across the table. One higher meets the nose's edge or the cushion's upper face and
-    # comes back off it, or rides up onto the rail, strikes it or flies over it: off the table
-    # (rules H-7.1, C-6.2: it touched the frame). ``collide.rail``; docs/physics.md section 5.
-    c = clip(index, layout.cushion, 4 * n)
-    k, side = c // 4, c % 4
-    outward = jnp.asarray(CUSHION_NORMALS, b.r.dtype)[side]
-    vk, wk = collide.cushion_resolve(b.v[k], b.w[k], outward, params)
-    air = b.motion[k] == Motion.AIRBORNE
-    zone = jnp.where(air, rail.zone(b.z[k], params), rail.CUSHION)
-    on_face = zone == rail.FACE
-    v_face, vz_face, back = rail.face_rebound(b.v[k], b.vz[k], b.z[k], outward, params)
-    leaves = (zone >= rail.RAIL) | (on_face & ~back)
-    hit = _ball(b, k)
-    hit = Balls(hit.r, hit.v, hit.w, hit.z, jnp.where(on_face, vz_face, hit.vz), hit.motion)
-    bounced = _leave_wall(hit, jnp.where(on_face, v_face, vk), jnp.where(on_face, b.w[k], wk), outward, params)
+        v_pin, topples = collide.ball_pin_resolve(one.v, e.normal, params)
+        v_in, w_in = jnp.where(e.is_pin, v_pin, v_in), jnp.where(e.is_pin, one.w, w_in)
+    hit = Balls(one.r, one.v, one.w, one.z, jnp.where(on_face, vz_face, one.vz), one.motion)
+    bounced = _leave_wall(hit, v_in, w_in, e.normal, params)
     # A ball that left is put down on the floor beyond the rail it crossed, outside the playing area.
-    beyond = b.r[k] + (params.cushion_reach + params.table.face_depth + params.table.rail_width
-                       + params.ball.radius) * outward
-    gone = Balls(beyond, jnp.zeros_like(vk), jnp.zeros_like(wk), jnp.zeros_like(b.z[k]), jnp.zeros_like(b.z[k]),
-                 jnp.asarray(Motion.OFF_TABLE, jnp.int8))
-    one = Balls(*(jnp.where(leaves, g, h).astype(h.dtype) for g, h in zip(gone._fields(), bounced._fields())))
-    is_cushion = (index >= layout.cushion) & (index < layout.fall)
-    cushion_kind = jnp.where(leaves, EventKind.OFF_TABLE, EventKind.BALL_CUSHION)
-    outcomes.append((is_cushion, _set_ball(b, k, one), pin, cushion_kind, k, -1, side))
+    beyond = one.r + (params.cushion_reach + params.table.face_depth + params.table.rail_width
+                      + params.ball.radius) * e.normal
+    gone = Balls(beyond, jnp.zeros_like(one.v), jnp.zeros_like(one.w), jnp.zeros_like(one.z),
+                 jnp.zeros_like(one.z), jnp.asarray(Motion.OFF_TABLE, jnp.int8))
+    wall = gone.select(leaves, bounced)
 
-    # End of a motion state.
-    k = clip(index, layout.transition, n)
-    old = _ball(b, k)
-    new = end_of_state(old, params)
+    # The end of a motion state.
+    ended = end_of_state(one, params)
     end_kind = jnp.select(
-        [old.motion == Motion.SLIDING, old.motion == Motion.AIRBORNE,
-         (old.motion == Motion.ROLLING) & (new.motion == Motion.SPINNING), old.motion == Motion.ROLLING],
+        [one.motion == Motion.SLIDING, one.motion == Motion.AIRBORNE,
+         (one.motion == Motion.ROLLING) & (ended.motion == Motion.SPINNING), one.motion == Motion.ROLLING],
         [EventKind.SLIDING_TO_ROLLING, EventKind.BALL_LANDING, EventKind.ROLLING_TO_SPINNING,
          EventKind.ROLLING_TO_STATIONARY],
         EventKind.SPINNING_TO_STATIONARY,
     )
-    outcomes.append((index >= layout.transition, _set_ball(b, k, new), pin, end_kind, k, -1, -1))
 
-    # Select the outcome of the event that happened (the last one is the default).
-    _, balls, pin_out, kind, ball, other, cushion = outcomes[-1]
-    for is_this, b_o, p_o, kind_o, ball_o, other_o, cushion_o in outcomes[-2::-1]:
-        balls = b_o.select(is_this, balls)
-        if pin is not None:
-            pin_out = jax.tree_util.tree_map(partial(jnp.where, is_this), p_o, pin_out)
-        kind = jnp.where(is_this, kind_o, kind)
-        ball = jnp.where(is_this, ball_o, ball)
-        other = jnp.where(is_this, other_o, other)
-        cushion = jnp.where(is_this, cushion_o, cushion)
-    return balls, pin_out, kind, ball, other, cushion
+    # Select the event's outcome (the pin falling moves no ball) and write its balls back.
+    first = p1.select(e.is_pair, wall.select(e.is_pin | e.is_cushion, one.select(e.is_fall, ended)))
+    second = p2.select(e.is_pair, first)
+    balls = _set_ball(_set_ball(b, e.i, first), e.j, second)
+    cushion_kind = jnp.where(leaves, EventKind.OFF_TABLE, EventKind.BALL_CUSHION)
+    kind = jnp.select([e.is_pair, e.is_pin, e.is_fall, e.is_cushion],
+                      [EventKind.BALL_BALL, EventKind.BALL_PIN, EventKind.PIN_DOWN, cushion_kind], end_kind)
+    ball = e.i
+    if pin is not None:
+        ball = jnp.where(e.is_fall, pin.knocked_by.astype(jnp.int32), ball)
+        hit_pin = PinState(pin.position, jnp.where(topples, PIN_FALLING, pin.state).astype(jnp.int8),
+                           jnp.where(topples, e.i, pin.knocked_by).astype(jnp.int8))
+        down = PinState(pin.position, jnp.asarray(PIN_DOWN, jnp.int8), pin.knocked_by)
+        pick = lambda c, x, y: jax.tree_util.tree_map(partial(jnp.where, c), x, y)  # noqa: E731
+        pin = pick(e.is_pin, hit_pin, pick(e.is_fall, down, pin))
+    other = jnp.where(e.is_pair, e.pair_j, -1)
+    cushion = jnp.where(e.is_cushion, e.side, -1)
+    return balls, pin, kind, ball, other, cushion
 
 
 def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
@@ -344,8 +344,9 @@ def _advance(b: Balls, pin, t, times, params):
     index = jnp.argmin(times)
     dt = jnp.maximum(times[index], 0.0)
     b = evolve(b, dt, params)
-    quiet = _returning(b, pin, index, params, layout)
-    b, pin, kind, ball, other, cushion = _resolve(b, pin, index, params, layout)
+    bodies = _bodies(b, pin, index, layout)
+    quiet = _returning(b, bodies, params)
+    b, pin, kind, ball, other, cushion = _resolve(b, pin, bodies, params)
     kind = jnp.where(quiet, EventKind.NONE, kind)
     return b, pin, t + dt, kind, ball, other, cushion
 

@@ -15,7 +15,7 @@ from physics import Shot, thinning
 from physics.detect import Layout
 from physics.events import EventKind, Motion, Status
 from physics.motion import Balls, layout_tolerance
-from physics.simulate import _resolve, layout_is_valid
+from physics.simulate import _bodies, _resolve, layout_is_valid
 
 PASS_THROUGH = (
     np.array([[1.5974798055039054, 1.3583406952222215], [0.11557758790168327, 0.14892091646261732],
@@ -92,7 +92,7 @@ def test_ball_ball_contact_keeps_a_ball_off_the_table(params):
               jnp.array([Motion.OFF_TABLE, Motion.SLIDING, Motion.STATIONARY], jnp.int8))
     layout = Layout(3, False)
     pair_1_2 = 2  # pairs (0, 1), (0, 2), (1, 2)
-    out, _, kind, ball, other, _ = _resolve(b, None, jnp.asarray(pair_1_2), params, layout)
+    out, _, kind, ball, other, _ = _resolve(b, None, _bodies(b, None, jnp.asarray(pair_1_2), layout), params)
     assert int(kind) == EventKind.BALL_BALL and (int(ball), int(other)) == (1, 2)
     assert int(out.motion[0]) == Motion.OFF_TABLE
     assert int(out.motion[2]) == Motion.SLIDING
