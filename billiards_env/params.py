@@ -33,8 +33,9 @@ class EnvParams:
     Attributes:
       physics: ``physics.Params`` (table, balls, cushions, cue, pin).
       rules: ``rules.Rules`` (the family, static, and the discipline's columns and options, leaves).
-      noise: execution-noise scale: 0 (default) plays the shot exactly as asked, 1 adds the
-        computational-pool noise (phi 0.125 deg, V0 0.075 m/s, theta 0.1 deg, a and b 0.5 mm).
+      noise: execution-noise scale: 1 (``DEFAULT_NOISE``) adds the computational-pool noise
+        (phi 0.125 deg, V0 0.075 m/s, theta 0.1 deg, a and b 0.5 mm), 0 plays the shot exactly
+        as asked.
       v_min, v_max: cue-speed range (m/s) that the action's speed component spans.
       theta_max: largest cue elevation (deg) the action spans (from 0).
       offset_max: radius of the disc of tip offsets, a fraction of the ball radius R (below the
@@ -44,7 +45,8 @@ class EnvParams:
       reward_scale: factor on the rewards (1: the official points).
       max_steps: int32, the episode is truncated after this many steps ("inning" and "game").
       start_probability: "shot" and "inning" episodes start from the discipline's starting
-        position with this probability, else from a random legal layout.
+        position with this probability, else from a random legal layout (default 0,
+        ``DEFAULT_START_PROBABILITY``: always a random layout).
       layout: (3, 2) float, a layout given by the user (m, ball indices as in ``rules``).
       layout_given: bool, "shot" and "inning" episodes start from ``layout`` (shooter
         ``layout_player``) instead of drawing one.
@@ -77,11 +79,18 @@ class EnvParams:
 # (docs/physics.md section 3), beyond the 60 deg the agents draw strikes from (``execution.THETA_MAX``).
 THETA_MAX = 80.0  # deg
 
+# The one default of training, evaluation and the environments (README, "Defaults"): every
+# stroke carries the standard execution noise, as a real one does (a policy trained on exact
+# strokes learns shots that a real cue cannot repeat), and episodes start from random legal
+# layouts (the break is one layout among many; ``start_probability`` adds it).
+DEFAULT_NOISE = 1.0
+DEFAULT_START_PROBABILITY = 0.0
+
 # name -> (default, kind, allowed values). Every float is finite; theta_max and offset_max are
 # > 0 because ``actions.from_shot`` divides by them; reward_scale > 0 keeps the official order of
 # rewards (0 would hide every point, a negative one reward fouls).
 _ENV_LEAVES = {
-    "noise": (0.0, "float", NON_NEGATIVE),
+    "noise": (DEFAULT_NOISE, "float", NON_NEGATIVE),
     "v_min": (execution.V0_MIN, "float", NON_NEGATIVE),
     "v_max": (execution.V0_MAX, "float", POSITIVE),
     "theta_max": (THETA_MAX, "float", Range(0.0, 90.0)),
@@ -89,7 +98,7 @@ _ENV_LEAVES = {
     "zero_sum": (False, "bool", Range(0, 1, low_open=False, high_open=False)),
     "reward_scale": (1.0, "float", POSITIVE),
     "max_steps": (200, "int", Range(1, low_open=False)),
-    "start_probability": (0.25, "float", FRACTION),
+    "start_probability": (DEFAULT_START_PROBABILITY, "float", FRACTION),
     "layout_player": (0, "int", Range(0, 1, low_open=False, high_open=False)),
 }
 PARAM_NAMES = tuple(sorted(_ENV_LEAVES)) + ("layout",)

@@ -62,6 +62,7 @@ from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
 from billiards_env.info import board_scores_batch
+from billiards_env.params import DEFAULT_NOISE
 from experiments.common import (
     SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
     parse_agent_spec, ratio_ci, setup, wilson, write_csv,
@@ -233,7 +234,7 @@ def shot_records(part, labels, rows, shot, states, outcomes, planned):
 
 # --- innings -----------------------------------------------------------------------------------
 
-def run_innings(player: Player, game, params, n: int, *, start: str = "random", noise: float = 1.0,
+def run_innings(player: Player, game, params, n: int, *, start: str = "random", noise: float = DEFAULT_NOISE,
                 max_shots: int = 20, seed: int = 0, stream: int = 0, batch: int = BATCH, progress: bool = True):
     """n innings of one player (see the module docstring). Returns (inning rows, shot rows)."""
     keys = row_keys(seed, 2 * stream, n)
@@ -318,7 +319,7 @@ def board_scores(game, states):
     return np.array(board_scores_batch(game, states), int)
 
 
-def run_games(players, game, params, n: int, *, noise: float = 1.0, max_shots: int = 2000, seed: int = 0,
+def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, max_shots: int = 2000, seed: int = 0,
               stream: int = 1, batch: int = BATCH, progress: bool = True):
     """n games: ``players`` is [agent] (it plays both sides) or [agent, opponent] (player 0 and
     player 1). Returns (game rows, inning rows, shot rows)."""
@@ -531,13 +532,14 @@ def build_parser():
     parser.add_argument("--max-game-shots", type=int, default=2000, help="a game is stopped after this many shots")
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option (rules.make_rules), repeatable, e.g. --rule scoring_mode=2")
-    parser.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
+    parser.add_argument("--noise", type=float, default=DEFAULT_NOISE,
+                        help="execution-noise scale (0: exact, 1: standard, the default)")
     add_run_arguments(parser, "results/evaluate")
     return parser
 
 
 def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, games=0, opponent=None,
-             distance=None, max_game_shots=2000, rule_options=None, noise=1.0, batch=BATCH,
+             distance=None, max_game_shots=2000, rule_options=None, noise=DEFAULT_NOISE, batch=BATCH,
              search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None):
     """Run the evaluation; returns a dict of row lists (``summary``, ``innings``, ``shots``,
     ``games``, ``games_summary``) and the settings. ``players`` may pass ready ``Player``s (by

@@ -1,7 +1,9 @@
 """Train a PPO or SAC agent on a discipline's "shot" mode and compare it with the random player.
 
 One episode is one shot from a random legal layout (or, with ``--start-probability``, the
-discipline's starting position); the reward is the official points of the shot for the shooter
+discipline's starting position), played with the standard execution noise (``--noise``; 0 plays
+the policy's strokes exactly): the defaults of evaluation and of the environments too
+(``billiards_env.params.DEFAULT_NOISE``); the reward is the official points of the shot for the shooter
 (``--zero-sum``: minus the points it hands the opponent, e.g. a Hungarian foul). Two backends:
 
 * ``--backend jax`` (default, the faster): PPO in plain JAX (``agents.jax_ppo``), every update
@@ -71,6 +73,7 @@ from tqdm import tqdm
 import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
 from agents.learned import LearnedAgent
+from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
 from experiments.common import machine_info, mean_ci, wilson, write_csv
 from physics.simulate import DEFAULT_LANES
 
@@ -326,9 +329,10 @@ def parse_args(argv=None):
     parser.add_argument("--gradient-steps", type=int, default=8, help="SAC: gradient steps per batched step")
     parser.add_argument("--buffer", type=int, default=200_000, help="SAC: replay buffer size")
     parser.add_argument("--learning-starts", type=int, default=2048, help="SAC: shots before the first update")
-    parser.add_argument("--noise", type=float, default=0.0, help="execution noise scale (1: the standard noise)")
+    parser.add_argument("--noise", type=float, default=DEFAULT_NOISE,
+                        help="execution noise scale (1, the default: the standard noise; 0: exact strokes)")
     parser.add_argument("--zero-sum", action="store_true", help="reward minus the points handed to the opponent")
-    parser.add_argument("--start-probability", type=float, default=0.0,
+    parser.add_argument("--start-probability", type=float, default=DEFAULT_START_PROBABILITY,
                         help="share of training episodes from the starting position (evaluation: random layouts)")
     parser.add_argument("--shaping", default="none", choices=SHAPINGS, help="opt-in reward shaping (training only)")
     parser.add_argument("--shaping-weight", type=float, default=0.3, help="weight of the carom hint")

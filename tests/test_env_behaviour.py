@@ -75,13 +75,14 @@ def test_every_action_strikes_inside_the_miscue_disc():
     assert float(jnp.max(jnp.hypot(shots.a, shots.b))) <= 0.5 + 1e-12
 
 
-def test_noise_has_the_pool_standard_deviations_and_is_off_by_default():
+def test_noise_has_the_pool_standard_deviations_and_is_on_by_default():
     p = billiards_env.default_params("three_cushion")
     shot = actions.to_shot(jnp.zeros(9).at[2].set(0.9), p)  # a raised cue (40 deg): its noise is not folded
     keys = jax.random.split(KEY, 20000)
-    exact = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys[:4], p)
+    exact = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys[:4], replace(p, noise=jnp.asarray(0.0)))
     assert np.all(np.asarray(exact.V0) == float(shot.V0))
-    noisy = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys, replace(p, noise=jnp.asarray(1.0)))
+    assert float(p.noise) == 1.0
+    noisy = jax.vmap(actions.add_noise, in_axes=(None, 0, None))(shot, keys, p)
     R = float(p.physics.ball.radius)
     for field, std in (("phi", 0.125), ("V0", 0.075), ("theta", 0.1), ("a", 0.0005 / R), ("b", 0.0005 / R)):
         values = np.asarray(getattr(noisy, field)) - float(getattr(shot, field))
@@ -390,3 +391,18 @@ def test_step_autoreset_keeps_the_finished_step_and_starts_a_new_episode_under_a
     played = np.asarray(stepped.shot.phi)  # the noise of the sweep: none, then more and more
     assert played[0] == pytest.approx(float(billiards_env.actions.to_shot(acts[0], base).phi), abs=1e-9)
     assert played[1] != played[0]
+
+
+def test_training_evaluation_and_the_environments_share_one_default():
+    # Issue 16 item 8: the standard execution noise and random legal layouts, everywhere.
+    from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
+    from experiments import evaluate, train
+
+    assert (DEFAULT_NOISE, DEFAULT_START_PROBABILITY) == (1.0, 0.0)
+    for discipline in ("three_cushion", "hungarian_1000"):
+        p = billiards_env.default_params(discipline)
+        assert (float(p.noise), float(p.start_probability)) == (DEFAULT_NOISE, DEFAULT_START_PROBABILITY)
+    trained = train.parse_args([])
+    assert (trained.noise, trained.start_probability) == (DEFAULT_NOISE, DEFAULT_START_PROBABILITY)
+    evaluated = evaluate.build_parser().parse_args([])
+    assert (evaluated.noise, evaluated.start) == (DEFAULT_NOISE, "random")
