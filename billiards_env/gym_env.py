@@ -17,6 +17,8 @@ adapter reports under the same key.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import jax
 import numpy as np
@@ -74,6 +76,21 @@ class BilliardsEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 4}
+    _spec = None
+
+    @property
+    def spec(self):
+        """The registration's ``EnvSpec`` with ``max_episode_steps`` set to the environment's own
+        truncation (``max_steps``, 200 by default): the environment truncates itself, so the ids
+        are registered without a TimeLimit, which would cut an episode at 200 steps whatever
+        ``max_steps`` the user passed. ``gymnasium.make(id, max_episode_steps=K)`` still adds one."""
+        if self._spec is None:
+            return None
+        return dataclasses.replace(self._spec, max_episode_steps=int(self.params.max_steps))
+
+    @spec.setter
+    def spec(self, value):
+        self._spec = value
 
     def __init__(self, discipline: str = "three_cushion", mode: str = "shot", opponent="random",
                  obs_format: str = "flat", render_mode: str | None = None, fused: bool = True,

@@ -406,3 +406,22 @@ def test_training_evaluation_and_the_environments_share_one_default():
     assert (trained.noise, trained.start_probability) == (DEFAULT_NOISE, DEFAULT_START_PROBABILITY)
     evaluated = evaluate.build_parser().parse_args([])
     assert (evaluated.noise, evaluated.start) == (DEFAULT_NOISE, "random")
+
+
+def test_the_spec_names_the_environments_own_step_limit():
+    # Issue 16 item 3: max_episode_steps is the environment's max_steps, and no TimeLimit cuts
+    # an episode short of a larger max_steps the user asked for.
+    import gymnasium as gym
+
+    import billiards_env.registration  # noqa: F401  (registers the ids)
+
+    default = gym.make("billiards_env/ThreeCushion-v0", mode="inning")
+    longer = gym.make("billiards_env/ThreeCushion-v0", mode="inning", max_steps=500)
+    assert default.spec.max_episode_steps == 200 and longer.spec.max_episode_steps == 500
+    for env in (default, longer):
+        chain, wrapped = [], env
+        while isinstance(wrapped, gym.Wrapper):
+            chain.append(type(wrapped).__name__)
+            wrapped = wrapped.env
+        assert "TimeLimit" not in chain, chain
+    assert gym.make("billiards_env/ThreeCushion-v0", max_episode_steps=50).spec.max_episode_steps == 50
