@@ -277,7 +277,13 @@ function positionsAt(s, t) {
                                        p[1] + f * (s.positions[j][b][1] - p[1])]);
 }
 function onTable(s, b, t) { return s.off[b] === null || t < s.off[b]; }
-function disc(ctx, x, y, r, colour) { ctx.fillStyle = colour; ctx.beginPath(); ctx.arc(x, y, r, 0, 2 * Math.PI); ctx.fill(); }
+function disc(ctx, x, y, r, colour) {
+  ctx.fillStyle = colour; ctx.beginPath(); ctx.arc(x, y, r, 0, 2 * Math.PI); ctx.fill();
+}
+function pathTo(ctx, s, q, first) {
+  const p = toPx(s, q[0], q[1]);
+  if (first) ctx.moveTo(p[0], p[1]); else ctx.lineTo(p[0], p[1]);
+}
 
 function drawTable(ctx, s) {
   const c = s.canvas;
@@ -287,7 +293,7 @@ function drawTable(ctx, s) {
   ctx.strokeStyle = s.line; ctx.lineWidth = 1;
   for (const poly of s.zones) {
     ctx.beginPath();
-    poly.forEach((q, k) => { const p = toPx(s, q[0], q[1]); if (k) ctx.lineTo(p[0], p[1]); else ctx.moveTo(p[0], p[1]); });
+    poly.forEach((q, k) => pathTo(ctx, s, q, k === 0));
     ctx.closePath(); ctx.stroke();
   }
   for (const q of s.spots) { const p = toPx(s, q[0], q[1]); disc(ctx, p[0], p[1], 1.5, s.spot); }
@@ -308,16 +314,17 @@ function drawShot(ctx, s, t, trails, dash) {
       ctx.strokeStyle = s.trail_colours[b]; ctx.beginPath();
       for (let i = 0; i <= k; i++) {
         if (!onTable(s, b, s.times[i])) break;
-        const p = toPx(s, s.positions[i][b][0], s.positions[i][b][1]);
-        if (i) ctx.lineTo(p[0], p[1]); else ctx.moveTo(p[0], p[1]);
+        pathTo(ctx, s, s.positions[i][b], i === 0);
       }
-      if (onTable(s, b, t)) { const p = toPx(s, q[0], q[1]); ctx.lineTo(p[0], p[1]); }
+      if (onTable(s, b, t)) pathTo(ctx, s, q, false);
       ctx.stroke();
     });
     ctx.setLineDash([]);
   }
   drawPin(ctx, s, t);
-  here.forEach((q, b) => { if (onTable(s, b, t)) { const p = toPx(s, q[0], q[1]); disc(ctx, p[0], p[1], R, s.colours[b]); } });
+  here.forEach((q, b) => {
+    if (onTable(s, b, t)) { const p = toPx(s, q[0], q[1]); disc(ctx, p[0], p[1], R, s.colours[b]); }
+  });
 }
 function highlight(k, t) {
   const s = shots[k], items = $("events" + k).children;
@@ -350,14 +357,19 @@ function draw() {
   drawTable(ctx, base);
   shots.forEach((s, k) => {
     if (!show[k]) return;
-    if (s.length !== base.length || s.table_width !== base.table_width) { legend.push(s.label + ": another table, not drawn"); return; }
+    if (s.length !== base.length || s.table_width !== base.table_width) {
+      legend.push(s.label + ": another table, not drawn"); return;
+    }
     const dash = dashes[legend.length % dashes.length];
     drawShot(ctx, s, now, trails, dash);
     legend.push(s.label + " (trail " + (dash.length ? "dashed " + dash.join("-") : "solid") + "): " + s.call);
   });
   $("legend").textContent = legend.join("\n");
 }
-function setPlaying(on) { playing = on; last = null; $("play").textContent = on ? "Pause" : "Play"; if (on) requestAnimationFrame(tick); }
+function setPlaying(on) {
+  playing = on; last = null; $("play").textContent = on ? "Pause" : "Play";
+  if (on) requestAnimationFrame(tick);
+}
 function tick(stamp) {
   if (!playing) return;
   if (last !== null) now = Math.min(tMax, now + (stamp - last) / 1000 * parseFloat($("speed").value));

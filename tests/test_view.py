@@ -79,6 +79,25 @@ def test_page_is_self_contained_and_embeds_samples_and_events(entries, tmp_path)
     assert "off_table white" in " ".join(e[1] for e in data[1]["events"])
 
 
+def test_command_writes_the_page_and_opens_it_only_when_asked(entries, tmp_path, capsys, monkeypatch):
+    entries("three_cushion")  # compiled once for the module
+    opened = []
+    monkeypatch.setattr(view.webbrowser, "open", opened.append)
+    out = tmp_path / "view" / "view.html"
+    layout = "0.7,0.5,0.71,0.71,2.13,0.71"
+    argv = ["--shot", "3,80,5,0,0.1", "--shot", "2,10,0,0,-0.2", "--layout", layout, "--cue-ball", "1",
+            "--out", str(out)]
+    assert view.main(argv) == str(out)
+    assert capsys.readouterr().out.strip() == str(out) and opened == []
+    data = embedded(out)
+    assert [d["label"] for d in data] == [view.describe(NORMAL), view.describe(physics.Shot(2.0, 10.0, 0.0, 0.0, -0.2))]
+    assert np.allclose(data[0]["positions"][0], [[0.7, 0.5], [0.71, 0.71], [2.13, 0.71]])
+    assert data[0]["events"][0][1] == "cue_strike yellow"  # the yellow is player 1's ball (C-3.4)
+    view.main(argv + ["--open"])
+    assert opened == [f"file://{out}"]
+    assert "V0,phi,theta,a,b" in view.build_parser().format_help()
+
+
 def test_markings_follow_the_discipline_zones():
     params = physics.default_params()
     counts = {d: len(view.markings(d, params)["zones"]) for d in ("three_cushion", "straight_rail", "balkline_47_2")}
@@ -141,18 +160,19 @@ def test_bad_input_raises(entries, tmp_path, capsys):
 
 # --- browser tier ------------------------------------------------------------------------------
 
-def browse(path, t: float, folder):
-    """(screenshot (H, W, 3) uint8, console lines) of the page opened at ``#t=``, headless."""
+def browse(path, t: float, folder, mode: str = "side"):
+    """(screenshot (H, W, 3) uint8, console lines) of the page opened at ``#t=`` (shots side by
+    side or overlaid), headless."""
     if CHROMIUM is None:
         pytest.skip("no Chromium here (Debian: apt-get install chromium)")
     from PIL import Image
 
-    shot_png = os.path.join(folder, f"page_{t:g}.png")
+    shot_png = os.path.join(folder, f"page_{t:g}_{mode}.png")
     run = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
          f"--user-data-dir={os.path.join(folder, 'profile')}", "--force-device-scale-factor=1",
          f"--window-size={WINDOW[0]},{WINDOW[1]}", "--enable-logging=stderr", "--v=0",
-         f"--screenshot={shot_png}", f"file://{os.path.abspath(path)}#t={t!r}"],
+         f"--screenshot={shot_png}", f"file://{os.path.abspath(path)}#t={t!r}&mode={mode}"],
         capture_output=True, text=True, timeout=90)
     assert os.path.exists(shot_png), run.stderr[-2000:]
     console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
@@ -174,11 +194,12 @@ def pixel(img, corner, canvas, xy):
     return img[corner[0] + int(np.floor(row)), corner[1] + int(np.floor(col))]
 
 
-def check_balls(img, shots, t):
-    """Every on-table ball of every shot has its colour at its simulated position at time t."""
+def check_balls(img, shots, t, overlaid: bool = False):
+    """Every on-table ball of every shot has its colour at its simulated position at time t (on
+    its own table side by side, or all on one)."""
     corners = tables(img)
-    assert len(corners) == len(shots)
-    for corner, s in zip(sorted(corners, key=lambda c: c[1]), shots):
+    assert len(corners) == (1 if overlaid else len(shots))
+    for corner, s in zip(corners * len(shots) if overlaid else sorted(corners, key=lambda c: c[1]), shots):
         canvas = render.Canvas(float(s.params.table.length), float(s.params.table.width), view.WIDTH)
         at = np.asarray(physics.positions_at(s.result, [t], s.params))[0]
         off = view.off_table_times(s.result)
@@ -212,6 +233,9 @@ def test_browser_draws_every_ball_where_simulated(entries, discipline, tmp_path)
         check_balls(before, shots, off - 0.05)
         where = np.asarray(physics.positions_at(shots[1].result, [off], s.params))[0, 0]
         assert tuple(pixel(img, corners[1], canvas, where)) != render.WHITE
+        overlaid, console = browse(path, t, tmp_path, "overlay")  # both shots on one table
+        assert console == []
+        check_balls(overlaid, shots, t, overlaid=True)
     if discipline == "hungarian_1000":  # the pin stands, then lies along the table after its fall
         fall = view.shot_data(s)["pin"]["fall"]
         lying = (s.pin[0] + 0.7 * float(s.params.pin.total_height), s.pin[1])
