@@ -156,6 +156,16 @@ def off_table_times(result) -> list:
     return out
 
 
+def fall_direction(result) -> float:
+    """The direction (radians from the x axis) the pin falls in, drawn lying: the way the ball that
+    knocked it down was going just after (0 when it did not fall)."""
+    for e in physics.event_list(result):
+        if e["kind"] == "pin_down" and e["balls"]:
+            vx, vy = e["velocities"][e["balls"][0]][:2]
+            return float(np.arctan2(vy, vx)) if vx or vy else 0.0
+    return 0.0
+
+
 def event_lines(result, names) -> list:
     """The log as [time, text]: the event's name, the balls it names and its cushion."""
     lines = []
@@ -219,7 +229,8 @@ def shot_data(entry: ViewShot, width: int = WIDTH) -> dict:
     if entry.pin is not None:
         fall = render.pin_fall_time(result)
         pin = dict(x=float(entry.pin[0]), y=float(entry.pin[1]), fall=None if np.isinf(fall) else fall,
-                   radius=float(params.pin.contact_radius), height=float(params.pin.total_height))
+                   radius=float(params.pin.contact_radius), height=float(params.pin.total_height),
+                   angle=fall_direction(result))
     cloth = render.HUNGARIAN_CLOTH if hungarian else render.CLOTH
     return dict(
         label=entry.label, discipline=entry.discipline, call=entry.call, end=float(np.asarray(result.final_time)),
@@ -303,8 +314,9 @@ function drawPin(ctx, s, t) {
   const p = toPx(s, s.pin.x, s.pin.y), r = Math.max(s.pin.radius * s.canvas.scale, 2);
   ctx.fillStyle = s.pin_colour;
   if (s.pin.fall === null || t < s.pin.fall) { disc(ctx, p[0], p[1], r, s.pin_colour); return; }
-  const h = s.pin.height * s.canvas.scale;  // fallen: lying along the table, base at its spot
-  ctx.fillRect(p[0], p[1] - r / 2, h, r);
+  const h = s.pin.height * s.canvas.scale;  // fallen: lying on the table, base at its spot
+  ctx.save(); ctx.translate(p[0], p[1]); ctx.rotate(-s.pin.angle);  // y runs up the table, rows down
+  ctx.fillRect(0, -r / 2, h, r); ctx.restore();
 }
 function drawShot(ctx, s, t, trails, dash) {
   const k = sampleIndex(s, t), here = positionsAt(s, t), R = s.radius * s.canvas.scale;

@@ -125,6 +125,10 @@ def test_pin_falls_in_the_hungarian_entry(entries):
     assert shot.pin is not None and np.allclose(shot.pin, physics.default_params("hungarian").table.centre)
     d = view.shot_data(shot)
     assert d["pin"]["fall"] == render.pin_fall_time(shot.result) < 0.05
+    down = [e for e in physics.event_list(shot.result) if e["kind"] == "pin_down"][0]
+    velocity = down["velocities"][down["balls"][0]]
+    assert np.isclose(d["pin"]["angle"], np.arctan2(velocity[1], velocity[0]))
+    assert 0 < d["pin"]["angle"] < np.pi  # struck towards the LEFT cushion (aim 80 deg)
 
 
 def test_bad_input_raises(entries, tmp_path, capsys):
@@ -237,8 +241,9 @@ def test_browser_draws_every_ball_where_simulated(entries, discipline, tmp_path)
         assert console == []
         check_balls(overlaid, shots, t, overlaid=True)
     if discipline == "hungarian_1000":  # the pin stands, then lies along the table after its fall
-        fall = view.shot_data(s)["pin"]["fall"]
-        lying = (s.pin[0] + 0.7 * float(s.params.pin.total_height), s.pin[1])
+        pin = view.shot_data(s)["pin"]
+        fall, along = pin["fall"], 0.7 * float(s.params.pin.total_height)
+        lying = s.pin + along * np.array([np.cos(pin["angle"]), np.sin(pin["angle"])])
         before, _ = browse(path, fall / 2, tmp_path)
         check_balls(before, shots, fall / 2)
         assert tuple(pixel(before, corners[0], canvas, s.pin)) == render.PIN
