@@ -26,6 +26,7 @@ OFF_TABLE = physics.Shot(7.0, 27.61, 30.0, -0.19, -0.22)  # raised cue, high spe
 PIN_SHOT = NORMAL  # from the Hungarian start the red knocks the pin down at once
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 WINDOW = (1600, 1000)
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (Debian: apt-get install chromium)")
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +168,6 @@ def test_bad_input_raises(entries, tmp_path, capsys):
 def browse(path, t: float, folder, mode: str = "side"):
     """(screenshot (H, W, 3) uint8, console lines) of the page opened at ``#t=`` (shots side by
     side or overlaid), headless."""
-    if CHROMIUM is None:
-        pytest.skip("no Chromium here (Debian: apt-get install chromium)")
     from PIL import Image
 
     shot_png = os.path.join(folder, f"page_{t:g}_{mode}.png")
@@ -216,6 +215,7 @@ def check_balls(img, shots, t, overlaid: bool = False):
 
 
 @pytest.mark.slow
+@needs_chromium
 @pytest.mark.parametrize("discipline", rules.DISCIPLINES)
 def test_browser_draws_every_ball_where_simulated(entries, discipline, tmp_path):
     shots = entries(discipline)
@@ -252,6 +252,7 @@ def test_browser_draws_every_ball_where_simulated(entries, discipline, tmp_path)
 
 
 @pytest.mark.slow
+@needs_chromium
 def test_browser_console_errors_are_caught(entries, tmp_path):
     path = view.write_view(tmp_path / "view.html", entries("three_cushion")[:1])
     text = open(path, encoding="utf-8").read().replace("</body>", "<script>noSuchFunction();</script></body>")
