@@ -43,6 +43,20 @@ class Canvas:
         return np.stack([col, row], axis=-1)
 
 
+def diamonds(canvas: Canvas) -> list:
+    """The diamonds' centres (m, table coordinates) in the middle of the rails: every 1/8 of the
+    length on the long rails, every 1/4 of the width on the short rails."""
+    L, W = canvas.length, canvas.table_width
+    off = 0.5 * canvas.rail / canvas.scale
+    marks = [(L * k / 8, y) for k in range(1, 8) for y in (-off, W + off)]
+    return marks + [(x, W * k / 4) for k in range(1, 4) for x in (-off, L + off)]
+
+
+def diamond_radius(canvas: Canvas) -> float:
+    """A diamond's radius in pixels."""
+    return max(1.5, 0.12 * canvas.rail)
+
+
 def _disc(img, centre_px, radius_px, colour):
     c, r = centre_px
     r0, r1 = int(np.floor(r - radius_px)), int(np.ceil(r + radius_px)) + 1
@@ -82,13 +96,8 @@ def frame(positions, physics_params, hungarian: bool = False, pin=None, pin_jamm
     img[...] = RAIL
     rail = canvas.rail
     img[rail:canvas.shape[0] - rail, rail:canvas.shape[1] - rail] = HUNGARIAN_CLOTH if hungarian else CLOTH
-    # diamonds: every 1/8 of the length on the long rails, every 1/4 of the width on the short rails
-    L, W = canvas.length, canvas.table_width
-    off = 0.5 * rail / canvas.scale
-    marks = [(L * k / 8, y) for k in range(1, 8) for y in (-off, W + off)]
-    marks += [(x, W * k / 4) for k in range(1, 4) for x in (-off, L + off)]
-    for m in marks:
-        _disc(img, canvas.to_pixels(m), max(1.5, 0.12 * rail), DIAMOND)
+    for m in diamonds(canvas):
+        _disc(img, canvas.to_pixels(m), diamond_radius(canvas), DIAMOND)
     colours = ball_colours(hungarian)
     if paths is not None:
         cloth = np.asarray(HUNGARIAN_CLOTH if hungarian else CLOTH, float)

@@ -12,7 +12,8 @@ shots are drawn.
 
 Writes under ``--out``: ``README.md`` (the table and the pictures), ``summary.csv``,
 ``innings.csv``, ``shots.csv``, ``summary.json``, ``evaluate.png`` and the gallery under
-``gallery/``. About 5 minutes on a 2-core CPU, most of it compiling and the search's planning.
+``gallery/`` (its pictures and ``view.html``, the shots in the interactive viewer). About 5
+minutes on a 2-core CPU, most of it compiling and the search's planning.
 
     python -m experiments.demo
     python -m experiments.demo --innings 10 --layouts 4     # quicker
@@ -73,6 +74,7 @@ def write_report(out, result, index, settings, seconds):
         *table(result["summary"]), "",
         "![points per inning and success rates](evaluate.png)", "",
         "## The search agent's best shots", "",
+        f"Replayed in the interactive viewer: [gallery/{gal.VIEW}](gallery/{gal.VIEW}).", "",
     ]
     for e in index:
         lines += [f"**{e['rank']}. {e['where']}**: {e['call']} (cue ball: "

@@ -10,9 +10,10 @@ the shot from the starting position, whatever its rank) get a PNG of the table w
 path (start: ring, rest: disc) and, unless ``--no-gif``, a GIF replay
 (``billiards_env.render.save_replay``).
 
-Writes under ``--out``: ``shot_NN.png`` (and ``.gif``), ``index.json`` and ``index.md`` (per
-shot: where it was played from, the layout, the strike, the referee's call in words, points,
-cushions, the cue ball's contacts in order) and ``shots.csv`` (every shot played).
+Writes under ``--out``: ``shot_NN.png`` (and ``.gif``), ``view.html`` (the drawn shots in the
+interactive viewer of ``experiments.view``), ``index.json`` and ``index.md`` (per shot: where it was
+played from, the layout, the strike, the referee's call in words, points, cushions, the cue ball's
+contacts in order) and ``shots.csv`` (every shot played).
 
     python -m experiments.gallery --discipline three_cushion --layouts 40 --top 6
     python -m experiments.gallery --discipline hungarian_1000 --layouts 20 --top 4 --no-gif
@@ -37,8 +38,10 @@ from experiments import evaluate as ev
 from experiments.common import (
     SPEC_HELP, AgentSpecError, ball_names, check_discipline, machine_info, parse_agent_spec, setup, write_csv,
 )
+from experiments.view import ViewShot, standing_pin, write_view
 
 SAMPLES = 600  # points along each ball's path in a picture
+VIEW = "view.html"  # the drawn shots in the interactive viewer (experiments.view)
 
 
 def contacts(result, cue: int, names) -> list:
@@ -74,8 +77,7 @@ def draw(path, result, state, params, game, title, paths):
     import matplotlib.pyplot as plt
 
     hungarian = game.is_hungarian
-    standing = hungarian and int(state.pin_state) == int(rules_lib.PinState.STANDING)
-    pin = np.asarray(state.pin_position) if standing and not bool(result.pin_down) else None
+    pin = None if bool(result.pin_down) else standing_pin(game, state)
     img = render.frame(np.asarray(result.final_positions), params, hungarian, pin=pin, paths=paths,
                        on_table=np.asarray(result.on_table), width=900)
     canvas = render.Canvas(float(params.table.length), float(params.table.width), 900)
@@ -148,7 +150,7 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
     if n - 1 not in chosen:
         chosen.append(n - 1)  # the shot from the starting position, whatever its rank
     os.makedirs(out, exist_ok=True)
-    index = []
+    index, views = [], []
     for rank, r in enumerate(chosen, 1):
         result, state, outcome, paths, seq = shots[r]
         row = rows[r]
@@ -160,25 +162,24 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
                  + "\n" + textwrap.fill(f"cue ball: {' -> '.join(seq) if seq else 'no contact'}", 120))
         draw(os.path.join(out, stem + ".png"), result, state, params, game, title, paths)
         files = [stem + ".png"]
+        pin = standing_pin(game, state)
         if gif:
-            pin = None
-            if game.is_hungarian and int(state.pin_state) == int(rules_lib.PinState.STANDING):
-                pin = np.asarray(state.pin_position)
             render.save_replay(os.path.join(out, stem + ".gif"), result, params, game.is_hungarian, pin=pin,
                                width=480, max_seconds=gif_seconds)
             files.append(stem + ".gif")
+        views.append(ViewShot(f"#{rank} {row['where']}", discipline, params, result, row["call"], pin))
         index.append(dict(
             rank=rank, files=files, where=row["where"], discipline=discipline, agent=label,
             cue_ball=names[cue], layout={names[b]: [round(float(v), 4) for v in xy]
                                          for b, xy in enumerate(np.asarray(state.positions))},
-            pin=([round(float(v), 4) for v in np.asarray(state.pin_position)]
-                 if game.is_hungarian and int(state.pin_state) == int(rules_lib.PinState.STANDING) else None),
+            pin=None if pin is None else [round(float(v), 4) for v in pin],
             shot={f: round(row[f], 4) for f in ev.SHOT_FIELDS}, noise=noise,
             call=row["call"], points=row["points"], foul=row["foul"], reason=row["reason"],
             cushions=row["cushions"], cushions_before_carom=row["cushions_before_carom"], cue_ball_contacts=seq,
             cue_path_m=round(row["cue_path_m"], 3),
             duration_s=round(float(result.final_time), 3),
         ))
+    write_view(os.path.join(out, VIEW), views, title=f"Gallery: {discipline}, agent {label}")
     return index, rows, player
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import sys
 
 import numpy as np
@@ -251,6 +252,9 @@ def test_gallery(tmp_path):
         assert e["call"] and set(e["layout"]) == {"white", "yellow", "red"}
         assert set(e["shot"]) == {"V0", "phi", "theta", "a", "b"}
     assert "referee:" in (out / "index.md").read_text()
+    page = json.loads(re.search(r'id="data">(.*?)</script>', (out / "view.html").read_text(), re.S).group(1))
+    assert [d["label"] for d in page] == [f"#{e['rank']} {e['where']}" for e in saved["shots"]]
+    assert [d["call"] for d in page] == [e["call"] for e in saved["shots"]]
     shots = read_csv(out / "shots.csv")
     assert len(shots) == 4
     points = sorted((int(r["points"]) for r in shots), reverse=True)
@@ -279,6 +283,7 @@ def test_demo_lists_its_agents_and_writes_its_table(tmp_path):
     demo.write_report(tmp_path, dict(summary=[row]), index, dict(innings=4, noise=1.0, max_shots=10), 3.0)
     text = (tmp_path / "README.md").read_text()
     assert "| search |" in text and "gallery/shot_01.png" in text and "red -> yellow" in text
+    assert "(gallery/view.html)" in text
 
 
 @pytest.mark.slow
