@@ -121,6 +121,7 @@ def test_clip_polygon_cuts_the_table():
     assert view.clip_polygon([[0.0, 0.0, -1.0]], 2.0, 1.0) == []  # a padding zone holds nothing
 
 
+@pytest.mark.slow  # the Hungarian table's simulation: kept out of the quick tier's compile budget
 def test_pin_falls_in_the_hungarian_entry(entries):
     (shot,) = entries("hungarian_1000")
     assert shot.pin is not None and np.allclose(shot.pin, physics.default_params("hungarian").table.centre)
