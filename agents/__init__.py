@@ -17,7 +17,7 @@ directly. Helpers: ``ExecutionNoise`` (the standard execution noise), ``agents.l
 (starting and random legal game states), ``agents.play.execute`` (play a batch of strikes:
 noise, simulation, referee).
 """
-from agents.base import ExecutionNoise, Planner, clip_shot, stack_states
+from agents.base import NOISE_PROFILES, ExecutionNoise, Planner, clip_shot, noise_scale, stack_states
 from agents.geometric import GeometricAgent
 from agents.jax_policy import JaxPolicyAgent  # a policy of the JAX PPO (agents.jax_ppo)
 from agents.learned import LearnedAgent  # stable-baselines3 is imported only to load a model
@@ -28,7 +28,7 @@ from agents.search import SearchAgent, SearchConfig
 
 __all__ = [
     "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "JaxPolicyAgent", "SearchConfig",
-    "ExecutionNoise",
+    "ExecutionNoise", "NOISE_PROFILES", "noise_scale",
     "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
     "random_states", "starting_state", "state_from_layout",
 ]

@@ -117,6 +117,28 @@ def normal_from_uniform(u):
     return jax.scipy.special.ndtri(jnp.clip(u, tiny, 1.0 - jnp.finfo(u.dtype).eps))
 
 
+# Named execution-noise scales: a player of a given level (``ExecutionNoise.profile``). Each scale is
+# the one at which the search agent (``SearchAgent.for_noise``) makes the three-cushion points per
+# inning of published general averages of players of that level (docs/physics.md section 6,
+# "Player profiles": the sources, the ranges and the calibration run).
+NOISE_PROFILES = {"exact": 0.0, "standard": 1.0, "world_class": 1.7, "master": 2.1, "club": 2.6, "beginner": 5.5}
+
+
+def noise_scale(value) -> float:
+    """The noise scale of a profile name (``NOISE_PROFILES``) or of a number >= 0 (or its text)."""
+    if isinstance(value, str) and value in NOISE_PROFILES:
+        return NOISE_PROFILES[value]
+    try:
+        scale = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"noise must be a scale >= 0 or a profile name ({', '.join(NOISE_PROFILES)}), "
+                         f"got {value!r}") from None
+    if not scale >= 0 or scale == float("inf"):
+        raise ValueError(f"noise must be a finite scale >= 0 or a profile name ({', '.join(NOISE_PROFILES)}), "
+                         f"got {value!r}")
+    return scale
+
+
 @dataclasses.dataclass(frozen=True)
 class ExecutionNoise:
     """The execution noise at ``scale`` times the standard deviations of docs/physics.md section 6
@@ -124,6 +146,14 @@ class ExecutionNoise:
     (``physics.execution.add_noise``), bound to a scale for the agents and experiments."""
 
     scale: float = 1.0
+
+    @classmethod
+    def profile(cls, name: str) -> "ExecutionNoise":
+        """The noise of a named player level (``NOISE_PROFILES``: "exact", "standard", "world_class",
+        "master", "club", "beginner")."""
+        if name not in NOISE_PROFILES:
+            raise ValueError(f"unknown noise profile {name!r}; valid: {', '.join(NOISE_PROFILES)}")
+        return cls(NOISE_PROFILES[name])
 
     def std(self, params: Params) -> jax.Array:
         """(5,) standard deviations in shot units, order (V0, phi, theta, a, b)."""

@@ -14,6 +14,8 @@ Agent specs (``make_agent``)::
 """
 from __future__ import annotations
 
+import argparse
+
 import csv
 import dataclasses
 import importlib
@@ -261,6 +263,21 @@ def agent_budget(agent) -> str:
 
 
 # --- disciplines -------------------------------------------------------------------------------
+
+def noise_arg(text: str) -> float:
+    """argparse type of ``--noise``: a scale >= 0 (1: the standard noise) or a player profile's
+    name (``agents.NOISE_PROFILES``)."""
+    from agents.base import noise_scale
+
+    try:
+        return noise_scale(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+NOISE_HELP = "execution-noise scale (0: exact, 1: the standard noise) or a player profile: " \
+             "exact, standard, world_class, master, club, beginner"
+
 
 def setup(discipline: str, **rule_options):
     """(rules, physics params) of a discipline, on the table its row of the discipline table names:

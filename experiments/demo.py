@@ -27,7 +27,7 @@ import time
 
 from experiments import evaluate as ev
 from experiments import gallery as gal
-from experiments.common import write_csv
+from experiments.common import NOISE_HELP, noise_arg, write_csv
 
 DISCIPLINE = "three_cushion"
 MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "models",
@@ -93,7 +93,7 @@ def main(argv=None):
     ap.add_argument("--max-shots", type=int, default=10, help="an inning is capped after this many shots")
     ap.add_argument("--layouts", type=int, default=12, help="random layouts the gallery's shots come from")
     ap.add_argument("--top", type=int, default=3, help="shots drawn in the gallery (and the starting position's)")
-    ap.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
+    ap.add_argument("--noise", type=noise_arg, default=1.0, help=NOISE_HELP)
     ap.add_argument("--no-learned", action="store_true", help="leave out the trained PPO policy")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/demo", help="results folder")

@@ -64,8 +64,8 @@ from agents.layouts import random_states_for
 from billiards_env.info import board_scores_batch
 from billiards_env.params import DEFAULT_NOISE
 from experiments.common import (
-    SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
-    parse_agent_spec, ratio_ci, setup, wilson, write_csv,
+    NOISE_HELP, SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
+    noise_arg, parse_agent_spec, ratio_ci, setup, wilson, write_csv,
 )
 
 BATCH = 128  # rows per execute call (padded): one compiled simulation and referee
@@ -532,8 +532,7 @@ def build_parser():
     parser.add_argument("--max-game-shots", type=int, default=2000, help="a game is stopped after this many shots")
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option (rules.make_rules), repeatable, e.g. --rule scoring_mode=2")
-    parser.add_argument("--noise", type=float, default=DEFAULT_NOISE,
-                        help="execution-noise scale (0: exact, 1: standard, the default)")
+    parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
     add_run_arguments(parser, "results/evaluate")
     return parser
 

@@ -36,7 +36,8 @@ from agents.base import index_tree
 from billiards_env import render
 from experiments import evaluate as ev
 from experiments.common import (
-    SPEC_HELP, AgentSpecError, ball_names, check_discipline, machine_info, parse_agent_spec, setup, write_csv,
+    NOISE_HELP, SPEC_HELP, AgentSpecError, ball_names, check_discipline, machine_info, noise_arg, parse_agent_spec,
+    setup, write_csv,
 )
 from experiments.view import ViewShot, standing_pin, write_view
 
@@ -217,7 +218,7 @@ def build_parser():
     parser.add_argument("--agent", default="search", metavar="SPEC", help="the agent (default: search)")
     parser.add_argument("--layouts", type=int, default=40, help="random layouts (plus the starting position)")
     parser.add_argument("--top", type=int, default=6, help="shots drawn (plus the one from the starting position)")
-    parser.add_argument("--noise", type=float, default=0.0, help="execution-noise scale (default 0: exact)")
+    parser.add_argument("--noise", type=noise_arg, default=0.0, help=NOISE_HELP + " (default 0: exact)")
     parser.add_argument("--no-gif", action="store_true", help="PNGs only, no GIF replays")
     parser.add_argument("--gif-seconds", type=float, default=10.0, help="replay at most this much of a shot")
     ev.add_run_arguments(parser, "results/gallery", batch=64)

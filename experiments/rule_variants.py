@@ -42,7 +42,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from experiments import evaluate as ev
-from experiments.common import SPEC_HELP, AgentSpecError, machine_info, parse_agent_spec, setup, write_csv
+from experiments.common import (
+    NOISE_HELP, SPEC_HELP, AgentSpecError, machine_info, noise_arg, parse_agent_spec, setup, write_csv,
+)
 
 # group -> (title, [(setting label, discipline, rule options)])
 GROUPS = {
@@ -192,7 +194,7 @@ def build_parser():
                         help="reduced Hungarian game distance (default 300)")
     parser.add_argument("--max-shots", type=int, default=None, help="inning cap in shots (default 20)")
     parser.add_argument("--max-game-shots", type=int, default=None, help="game cap in shots (default 600)")
-    parser.add_argument("--noise", type=float, default=1.0, help="execution-noise scale (0: exact, 1: standard)")
+    parser.add_argument("--noise", type=noise_arg, default=1.0, help=NOISE_HELP)
     parser.add_argument("--quick", action="store_true",
                         help="a small run: 4 innings, 2 games to 3 (Hungarian 100) points, a small search")
     ev.add_run_arguments(parser, "results/rule_variants")

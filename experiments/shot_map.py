@@ -39,7 +39,7 @@ import physics
 from agents import ExecutionNoise
 from agents import robustness as rb
 from billiards_env.params import DEFAULT_NOISE, check_layout
-from experiments.common import bounded_mean_ci, machine_info, setup, wilson, write_csv
+from experiments.common import NOISE_HELP, bounded_mean_ci, machine_info, noise_arg, setup, wilson, write_csv
 import rules as rules_lib
 
 
@@ -128,7 +128,7 @@ def build_parser():
                         help="the shot to judge (default: the best cell of the aim x speed map)")
     parser.add_argument("--trials", type=int, default=32, help="noisy plays per cell")
     parser.add_argument("--shot-trials", type=int, default=1000, help="noisy plays of the judged shot")
-    parser.add_argument("--noise", type=float, default=DEFAULT_NOISE, help="execution-noise scale (1: standard)")
+    parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP)
     parser.add_argument("--difficulty", action="store_true", help="also the search agent's best shot under the noise")
     parser.add_argument("--batch", type=int, default=rb.BATCH, help="shots per compiled call")
     parser.add_argument("--out", default="results/shot_map")

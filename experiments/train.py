@@ -74,7 +74,7 @@ import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
 from agents.learned import LearnedAgent
 from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
-from experiments.common import machine_info, mean_ci, wilson, write_csv
+from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, wilson, write_csv
 from physics.simulate import DEFAULT_LANES
 
 BACKENDS = ("jax", "sb3")
@@ -329,8 +329,7 @@ def parse_args(argv=None):
     parser.add_argument("--gradient-steps", type=int, default=8, help="SAC: gradient steps per batched step")
     parser.add_argument("--buffer", type=int, default=200_000, help="SAC: replay buffer size")
     parser.add_argument("--learning-starts", type=int, default=2048, help="SAC: shots before the first update")
-    parser.add_argument("--noise", type=float, default=DEFAULT_NOISE,
-                        help="execution noise scale (1, the default: the standard noise; 0: exact strokes)")
+    parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
     parser.add_argument("--zero-sum", action="store_true", help="reward minus the points handed to the opponent")
     parser.add_argument("--start-probability", type=float, default=DEFAULT_START_PROBABILITY,
                         help="share of training episodes from the starting position (evaluation: random layouts)")

@@ -138,3 +138,20 @@ def test_the_command_writes_maps_and_the_shot_report(tmp_path):
     report = json.loads((tmp_path / "shot.json").read_text())
     low, high = report["shot"]["success_ci"]
     assert 0 <= low <= report["shot"]["success"] <= high <= 1 and set(report["shot"]["sensitivity"]) == set(rb.FIELDS)
+
+
+def test_player_profiles_are_named_noise_scales():
+    from experiments import evaluate, shot_map, train
+
+    assert agents.noise_scale("club") == agents.NOISE_PROFILES["club"] == agents.ExecutionNoise.profile("club").scale
+    assert agents.noise_scale("2.5") == 2.5 and agents.NOISE_PROFILES["standard"] == 1.0
+    levels = [agents.NOISE_PROFILES[k] for k in ("exact", "standard", "world_class", "master", "club", "beginner")]
+    assert levels == sorted(levels)  # a weaker player, a larger noise
+    for parser in (evaluate.build_parser(), shot_map.build_parser()):
+        assert parser.parse_args(["--noise", "world_class"]).noise == agents.NOISE_PROFILES["world_class"]
+    assert train.parse_args(["--noise", "beginner"]).noise == agents.NOISE_PROFILES["beginner"]
+    for bad in ("pro", "-1", "nan"):
+        with pytest.raises(ValueError, match="profile name"):
+            agents.noise_scale(bad)
+    with pytest.raises(ValueError, match="unknown noise profile 'pro'"):
+        agents.ExecutionNoise.profile("pro")
