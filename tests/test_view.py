@@ -50,6 +50,7 @@ def embedded(path) -> list:
 
 # --- quick tier --------------------------------------------------------------------------------
 
+@pytest.mark.slow  # simulates (the module's shots), as do the browser tests: the quick tier's budget
 def test_page_is_self_contained_and_embeds_samples_and_events(entries, tmp_path):
     shots = entries("three_cushion")
     path = view.write_view(tmp_path / "sub" / "view.html", shots, title="two <shots>")
@@ -80,6 +81,7 @@ def test_page_is_self_contained_and_embeds_samples_and_events(entries, tmp_path)
     assert "off_table white" in " ".join(e[1] for e in data[1]["events"])
 
 
+@pytest.mark.slow
 def test_command_writes_the_page_and_opens_it_only_when_asked(entries, tmp_path, capsys, monkeypatch):
     entries("three_cushion")  # compiled once for the module
     opened = []
@@ -133,12 +135,9 @@ def test_pin_falls_in_the_hungarian_entry(entries):
     assert 0 < d["pin"]["angle"] < np.pi  # struck towards the LEFT cushion (aim 80 deg)
 
 
-def test_bad_input_raises(entries, tmp_path, capsys):
+@pytest.mark.slow
+def test_bad_pages_are_refused(entries, tmp_path):
     shots = entries("three_cushion")
-    with pytest.raises(ValueError, match="shots must be a non-empty list"):
-        view.write_view(tmp_path / "a.html", [])
-    with pytest.raises(TypeError, match="ViewShot"):
-        view.write_view(tmp_path / "a.html", ["not a shot"])
     with pytest.raises(TypeError, match="title"):
         view.write_view(tmp_path / "a.html", shots, title=3)
     with pytest.raises(ValueError, match="width"):
@@ -146,6 +145,13 @@ def test_bad_input_raises(entries, tmp_path, capsys):
     batched = jax.tree_util.tree_map(lambda x: np.asarray(x)[None], shots[0].result)
     with pytest.raises(ValueError, match="one shot"):
         view.write_view(tmp_path / "a.html", [view.ViewShot("x", "three_cushion", shots[0].params, batched)])
+
+
+def test_bad_input_is_refused_before_anything_is_simulated(tmp_path, capsys):
+    with pytest.raises(ValueError, match="shots must be a non-empty list"):
+        view.write_view(tmp_path / "a.html", [])
+    with pytest.raises(TypeError, match="ViewShot"):
+        view.write_view(tmp_path / "a.html", ["not a shot"])
     with pytest.raises(ValueError, match="unknown discipline"):
         view.shot_entry("snooker", NORMAL)
     with pytest.raises(ValueError, match="cue_ball"):
