@@ -65,7 +65,7 @@ from billiards_env.info import board_scores_batch
 from billiards_env.params import DEFAULT_NOISE
 from experiments.common import (
     NOISE_HELP, SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
-    noise_arg, parse_agent_spec, ratio_ci, setup, wilson, write_csv,
+    noise_arg, parse_agent_spec, ratio_ci, setup, use_compilation_cache, wilson, write_csv,
 )
 
 BATCH = 128  # rows per execute call (padded): one compiled simulation and referee
@@ -620,6 +620,7 @@ def write_results(out_dir, result, seconds, name="evaluate"):
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
+    use_compilation_cache()
     try:
         for spec in args.agents + ([args.opponent] if args.opponent else []):
             parse_agent_spec(spec)

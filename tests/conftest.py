@@ -9,27 +9,15 @@ two processes (pytest-xdist, ``-n 2`` in pyproject.toml; ``-n 0`` for one), a te
 process, since compiling keeps a core busy while the other waits.
 """
 import gc
-import os
 
 import jax
 import numpy as np
 import pytest
 
 import physics
+from experiments.common import use_compilation_cache
 
-CACHE_DEFAULT = "~/.cache/carom-billiards/jax"
-
-
-def _use_compilation_cache():
-    where = os.environ.get("CAROM_JAX_CACHE", CACHE_DEFAULT)
-    if where.strip().lower() in ("", "off", "0", "no"):
-        return
-    jax.config.update("jax_compilation_cache_dir", os.path.expanduser(where))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-
-
-_use_compilation_cache()
+use_compilation_cache()
 
 
 def _mapped_regions() -> int:
