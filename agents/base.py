@@ -90,6 +90,12 @@ def stack_states(states: Iterable[_Tree]) -> _Tree:
     return jax.tree_util.tree_map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *states)
 
 
+def repeat_state(state: _Tree, n: int) -> _Tree:
+    """``n`` copies of one ``GameState`` (or any pytree) along a new leading axis: a batch that
+    plays several strikes from the same layout."""
+    return jax.tree_util.tree_map(lambda x: jnp.broadcast_to(jnp.asarray(x), (n,) + jnp.shape(x)), state)
+
+
 def index_tree(tree, i):
     """Rows ``i`` (an index, a slice or an index array) of every leaf: e.g. the i-th state of a batch."""
     return jax.tree_util.tree_map(lambda x: x[i], tree)
@@ -131,9 +137,8 @@ def noise_scale(value) -> float:
     try:
         scale = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"noise must be a scale >= 0 or a profile name ({', '.join(NOISE_PROFILES)}), "
-                         f"got {value!r}") from None
-    if not scale >= 0 or scale == float("inf"):
+        scale = float("nan")
+    if not 0 <= scale < float("inf"):
         raise ValueError(f"noise must be a finite scale >= 0 or a profile name ({', '.join(NOISE_PROFILES)}), "
                          f"got {value!r}")
     return scale

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import physics
-from agents.base import ExecutionNoise
+from agents.base import ExecutionNoise, repeat_state
 from agents.play import execute, net_points, shooter_points
 from physics.params import Params
 from rules import GameState, Rules
@@ -58,10 +58,6 @@ def _check(trials: int, batch: int):
         raise ValueError(f"batch must be a positive number of shots per call, got {batch}")
 
 
-def _broadcast(state: GameState, n: int) -> GameState:
-    return jax.tree_util.tree_map(lambda x: jnp.broadcast_to(jnp.asarray(x), (n,) + jnp.shape(x)), state)
-
-
 STANDARD = ExecutionNoise(1.0)
 
 
@@ -76,7 +72,7 @@ def play_trials(game: Rules, state: GameState, shots: physics.Shot, params: Para
     n = len(x)
     plays = np.repeat(x, trials, axis=0)  # shot-major: rows i * trials + t
     draws = jax.random.split(key, trials)
-    states = _broadcast(state, batch)
+    states = repeat_state(state, batch)
     scored = np.zeros(n * trials, bool)
     points = np.zeros(n * trials)
     given = np.zeros(n * trials)

@@ -15,7 +15,6 @@ Agent specs (``make_agent``)::
 from __future__ import annotations
 
 import argparse
-
 import csv
 import dataclasses
 import importlib
@@ -30,6 +29,7 @@ import numpy as np
 import physics
 import rules
 from agents import GeometricAgent, RandomAgent, SearchAgent, SearchConfig
+from agents.base import NOISE_PROFILES, noise_scale
 
 AGENT_KINDS = ("random", "geometric", "search", "learned")
 SPEC_HELP = ("agent specs: random, geometric, search, search:OPTION=VALUE,... (agents.SearchConfig "
@@ -282,16 +282,13 @@ def use_compilation_cache():
 def noise_arg(text: str) -> float:
     """argparse type of ``--noise``: a scale >= 0 (1: the standard noise) or a player profile's
     name (``agents.NOISE_PROFILES``)."""
-    from agents.base import noise_scale
-
     try:
         return noise_scale(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-NOISE_HELP = "execution-noise scale (0: exact, 1: the standard noise) or a player profile: " \
-             "exact, standard, world_class, master, club, beginner"
+NOISE_HELP = f"execution-noise scale (0: exact, 1: the standard noise) or a player profile: {', '.join(NOISE_PROFILES)}"
 
 
 def setup(discipline: str, **rule_options):

@@ -145,8 +145,6 @@ def check_args(parser, args):
         parser.error(f"--offsets must be 0 (no tip map) or at least 2, got {args.offsets}")
     if args.trials < 1 or args.shot_trials < 1 or args.batch < 1:
         parser.error("--trials, --shot-trials and --batch must be positive")
-    if not args.noise >= 0:
-        parser.error(f"--noise must be a scale >= 0, got {args.noise}")
     low, high = args.speed_range
     if not 0 < low < high:
         parser.error(f"--speed-range must be 0 < LOW < HIGH, got {low}, {high}")

@@ -25,13 +25,12 @@ import os
 import webbrowser
 from typing import Any, Optional, Sequence
 
-import jax
 import numpy as np
 
 import physics
 import rules as rules_lib
 from agents import execute
-from agents.base import index_tree
+from agents.base import index_tree, repeat_state
 from agents.layouts import starting_state, state_from_layout
 from billiards_env import render
 from billiards_env.params import check_layout
@@ -110,7 +109,7 @@ def shot_entries(discipline: str, shots: Sequence, layout=None, cue_ball=None, l
     else:
         state = state_from_layout(game, check_layout(layout, params, game), params, player)
     n = len(shots)
-    states = jax.tree_util.tree_map(lambda x: np.repeat(np.asarray(x)[None], n, axis=0), state)
+    states = repeat_state(state, n)
     batch = physics.Shot(*(np.asarray([float(np.asarray(getattr(s, f))) for s in shots]) for f in FIELDS))
     results, _, outcomes, _ = execute(game, states, batch, params, pad_to=PAD)
     pin = standing_pin(game, state)

@@ -29,7 +29,7 @@ def exact_map(table):
 def _direct(game, state, params, shots, keys, scale):
     """Each shot played once through agents.execute with its own key: (scored, points)."""
     n = len(np.asarray(shots.V0))
-    states = jax.tree_util.tree_map(lambda x: np.broadcast_to(np.asarray(x), (n,) + np.shape(x)), state)
+    states = agents.base.repeat_state(state, n)
     _, _, out, _ = execute(game, states, shots, params, key=keys, noise=ExecutionNoise(scale), pad_to=BATCH)
     return np.asarray(out.shot_value) > 0, np.asarray(shooter_points(out, states.current_player))
 
