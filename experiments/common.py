@@ -275,7 +275,9 @@ def use_compilation_cache():
     if where.strip().lower() in ("", "off", "0", "no"):
         return
     jax.config.update("jax_compilation_cache_dir", os.path.expanduser(where))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+    # Every program, however small: loading a small one is faster than compiling it again, and
+    # code run op by op (outside jit) compiles one small program per operation.
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
