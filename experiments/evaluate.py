@@ -114,7 +114,8 @@ def put_rows(tree, rows, values):
 
 @jax.jit
 def _shot_keys(row_keys, shot):
-    """(N, 2, 2): per row, the planning and the noise key of its shot number ``shot``."""
+    """(N, 2, 2): per row, the planning and the step key (the execution noise) of its shot number
+    ``shot``."""
     return jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, shot)))(row_keys)
 
 
