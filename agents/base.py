@@ -58,17 +58,18 @@ class Planner:
     def env_actions(self, env_states: "State", env_params: "EnvParams", keys: jax.Array) -> jax.Array:
         """(S, 9) float32 actions for a batch of the functional environment's states
         (``billiards_env.State``, leaves (S, ...)): the planned strikes as actions
-        (``billiards_env.actions.from_shot``), the choices left at 0. Shots beyond the action's
-        ranges are clipped into them."""
+        (``billiards_env.actions.from_shot``), the choices those that keep the layouts planned
+        from (0 where none is offered). Shots beyond the action's ranges are clipped into them."""
         from billiards_env.actions import from_shot
 
         shots = self.plan_batch(env_params.rules, env_states.game, env_params.physics, keys)
-        return jax.vmap(lambda s: from_shot(s, env_params))(shots)
+        return jax.vmap(lambda s, g: from_shot(s, env_params, g))(shots, env_states.game)
 
     def as_policy(self) -> "StatePolicy":
         """The planner as an environment's built-in opponent ("game" mode): a
         ``billiards_env.modes.StatePolicy`` that plans from the game state (``plan``) and gives
-        the strike as an action (``billiards_env.actions.from_shot``)."""
+        the strike as an action (``billiards_env.actions.from_shot``, the choices keeping the
+        layout planned from)."""
         from billiards_env.modes import StatePolicy
 
         return StatePolicy(self._policy_action)
@@ -76,7 +77,7 @@ class Planner:
     def _policy_action(self, key, observation, env_params, game):
         from billiards_env.actions import from_shot
 
-        return from_shot(self.plan(env_params.rules, game, env_params.physics, key), env_params)
+        return from_shot(self.plan(env_params.rules, game, env_params.physics, key), env_params, game)
 
     def __repr__(self):
         return f"{type(self).__name__}()"

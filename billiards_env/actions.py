@@ -103,10 +103,11 @@ def to_shot(action, params) -> physics.Shot:
     return strike_of(x, params.v_min, params.v_max, params.theta_max, params.offset_max)
 
 
-def from_shot(shot: physics.Shot, params):
+def from_shot(shot: physics.Shot, params, game=None):
     """(9,) float32: the action that asks for ``shot`` (the inverse of ``to_shot``), its strike
-    clipped into the action's ranges (speed, elevation, tip disc) and the choices at 0. Lets any
-    planner of ``agents`` drive an environment."""
+    clipped into the action's ranges (speed, elevation, tip disc). Lets any planner of ``agents``
+    drive an environment. The choices are 0, or with ``game`` (the ``rules.GameState`` the shot
+    was planned from) those that leave its layout as it lies (``kept_choices``)."""
     dtype = params.physics.dtype
     V0, phi, theta, a, b = (jnp.asarray(getattr(shot, f), dtype) for f in ("V0", "phi", "theta", "a", "b"))
     aim = (phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)) / 180.0  # phi wrapped to (-180, 180]
@@ -119,9 +120,34 @@ def from_shot(shot: physics.Shot, params):
     m = jnp.maximum(jnp.abs(a), jnp.abs(b))
     u = jnp.where(m > 0, a * scale / jnp.where(m > 0, m, 1.0), 0.0)
     v = jnp.where(m > 0, b * scale / jnp.where(m > 0, m, 1.0), 0.0)
-    zero = jnp.zeros((), dtype)
-    action = jnp.stack([aim, speed, lift, u, v, zero, zero, zero, zero])
+    choices = jnp.zeros((4,), dtype) if game is None else kept_choices(game, params).astype(dtype)
+    action = jnp.concatenate([jnp.stack([aim, speed, lift, u, v]), choices])
     return jnp.clip(action, LOW, HIGH).astype(jnp.float32)
+
+
+def kept_choices(game, params):
+    """(4,) the choice components (place, base spot, re-spot, side) that leave the layout of
+    ``game`` as it lies, so that a shot planned from it is played from it: the red in hand stays
+    where the referee put it (H-6.4), the jumped ball on its base spot (H-7.3), frozen balls
+    where they are (C-12.7 a, C-13.3 a: declined), the shooter's ball on its side spot (C-2.1 c).
+    0 where a choice is not offered."""
+    phys = params.physics
+    table, reach = phys.table, phys.cushion_reach
+    cue = game.positions[game.cue_ball]
+    place = 2.0 * (cue[1] - reach) / (table.width - 2.0 * reach) - 1.0  # the inverse of the place component
+
+    def nearer(point, first, second):  # +1 nearer the second point, else -1
+        return jnp.where(jnp.sum((point - second) ** 2) < jnp.sum((point - first) ** 2), 1.0, -1.0)
+
+    spots, base = table.head_string_spots, table.base_spots
+    spotted = game.positions[jnp.maximum(game.base_spot_ball, 0)]
+    zero = jnp.zeros_like(place)
+    return jnp.stack([
+        jnp.where(game.ball_in_hand, place, zero),
+        jnp.where(game.base_spot_ball >= 0, nearer(spotted, base[0], base[1]), zero),
+        zero,
+        jnp.where(game.may_choose_side, nearer(cue, spots[0], spots[2]), zero),
+    ])
 
 
 def add_noise(shot: physics.Shot, key, params) -> physics.Shot:

@@ -104,20 +104,31 @@ def initial_state(cfg: Config, key, params: EnvParams) -> State:
         game = rules_lib.init_game(game_rules, key, phys, breaker=breaker)
     else:
         game = layouts.initial_game(game_rules, key, params)
+    return start_from(game, params)
+
+
+def start_from(game, params: EnvParams) -> State:
+    """A new episode's State around the game state ``game`` (a ``rules.GameState``, e.g. a layout
+    or a position of one's own): nothing played yet, ``game.current_player`` to shoot. ``init``
+    builds its States so; callers that choose their own first positions (an evaluation that
+    gives every agent the same layouts) start episodes with it. Pure and jittable."""
     zero = jnp.zeros((), jnp.int32)
     outcome = quiet_outcome(Reason.SCORED, game.current_player, call=jnp.asarray(Call.NONE, jnp.int32))
     return State(
         game=game,
-        observation=observe(game_rules, game, params, zero),
+        observation=observe(params.rules, game, params, zero),
         current_player=game.current_player,
         rewards=jnp.zeros((2,), jnp.float32),
         terminated=jnp.asarray(False),
         truncated=jnp.asarray(False),
         step_count=zero,
         outcome=outcome,
-        shot=_zero_shot(phys.dtype),
+        shot=_zero_shot(params.physics.dtype),
         opponent_shots=zero,
     )
+
+
+_start_batch = jax.jit(jax.vmap(start_from, in_axes=(0, None)))
 
 
 class Turn(NamedTuple):
@@ -375,6 +386,14 @@ class FunctionalEnv:
     def init(self, key: jax.Array, params: EnvParams | None = None) -> State:
         """A new episode's State."""
         return initial_state(self.config, key, self._params(params))
+
+    def init_from(self, game: rules_lib.GameState, params: EnvParams | None = None) -> State:
+        """A new episode's State from a game state of the caller's (``start_from``); a batch of
+        game states gives a batch of States."""
+        params = self._params(params)
+        if np.ndim(game.current_player) == 0:
+            return start_from(game, params)
+        return _start_batch(game, params)
 
     def step(self, state: State, action: ArrayLike, key: jax.Array, params: EnvParams | None = None) -> State:
         """One step: the acting player's shot (and the built-in opponent's answer in "game" mode).

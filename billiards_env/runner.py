@@ -88,6 +88,12 @@ def _split(batch: int):
     return jax.jit(split)
 
 
+@functools.lru_cache(maxsize=None)
+def _fused_rows(cfg: Config, lanes: int):
+    ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
+    return jax.jit(lambda s, a, k, p: transition(cfg, s, a, k, p, ops))
+
+
 @jax.jit
 def _select_jit(mask, a, b):
     return _select(mask, a, b)
@@ -99,7 +105,7 @@ class Runner:
     ``reset(key, params) -> State``; ``step(state, action, key, params)`` returns, for one
     environment, (State, ShotResult of the acting player's shot); for a batch, (State after the
     automatic reset of finished environments, State as the step left it). The batch's action is
-    (num_envs, 9) and its key a single key.
+    (num_envs, 9) and its key a single key; ``step_rows`` takes a key per environment instead.
     """
 
     def __init__(self, env, num_envs: int | None = None, fused: bool = True, lanes: int = DEFAULT_LANES,
@@ -131,3 +137,12 @@ class Runner:
             return stepped, stepped
         fresh = _init_batch(cfg, self.num_envs)(k_reset, params)
         return _select_jit(stepped.done, fresh, stepped), stepped
+
+    def step_rows(self, state, action, keys, params):
+        """A batch step with one key per environment, keys (B, 2), and no reset: (State as the
+        step left it, ShotResult of each acting player's shot). Who holds the keys decides the
+        draws, e.g. the same noise for the same row whatever else runs (common random numbers)."""
+        if self.fused:
+            return _fused_rows(self.cfg, self.lanes)(state, action, keys, params)
+        return transition(self.cfg, state, action, keys, params, make_ops(self.cfg, batched=True, staged=True,
+                                                                           lanes=self.lanes))

@@ -1,21 +1,27 @@
 """Evaluate any agent on any discipline, over innings or whole games, under execution noise.
 
-Innings (``--innings N``): each inning starts from a random legal layout (``agents.layouts``:
-three balls uniform inside the cushions, 5 mm apart; the Hungarian pin on its spot) or from the
-discipline's starting position (``--from start``, ``rules.init_game``), and the same player
-shoots until the referee gives the turn to the other player (``GameState.current_player``
-changes) or the game ends, at most ``--max-shots`` shots (the inning is then "capped" and counts
-with the points made so far).
+The innings and games are episodes of the discipline's own functional environment
+(``billiards_env.functional``), in its "inning" and "game" modes with no built-in opponent: the
+agents choose every shot, the environment's step plays it.
 
-Games (``--games N``): whole games from the starting position, to the game's distance
-(``--distance`` lowers it, for the games only) or at most ``--max-game-shots`` shots (the game is
-then "unfinished").
+Innings (``--innings N``): "inning" episodes, each from a random legal layout (``agents.layouts``:
+three balls uniform inside the cushions, 5 mm apart; the Hungarian pin on its spot) or from the
+discipline's starting position (``--from start``, ``rules.init_game``); the same player shoots
+until the episode ends (the turn passes to the other player or the game ends), at most
+``--max-shots`` shots (the environment's step cap: the inning is then "capped" and counts with
+the points made so far).
+
+Games (``--games N``): "game" episodes from the starting position, both players' shots as steps,
+to the game's distance (``--distance`` lowers it, for the games only) or at most
+``--max-game-shots`` shots (the step cap: the game is then "unfinished").
 The agent plays both sides, or the first agent plays player 0 against ``--opponent`` as
 player 1; the breaker alternates from game to game.
 
-Every shot is planned by the agent, played with the execution noise ``--noise`` times the
-standard noise (``agents.ExecutionNoise``: 0 plays the planned shot exactly) and judged by the
-referee. Per agent:
+Every shot is planned by the agent from the game state, given to the environment as its action
+(``billiards_env.actions.from_shot``: the strike, and the choices that keep the layout the agent
+planned from), played with the environment's execution noise, ``--noise`` times the standard
+noise (``EnvParams.noise``: 0 plays the planned shot, to the float32 precision of an action),
+and judged by the referee. Per agent:
 
 * points per inning: the shooter's points on the board over the inning (the game's own average:
   caroms, or Hungarian points, where a foul can take the run away, H-9.9), mean and 95 % interval
@@ -29,10 +35,11 @@ referee. Per agent:
 * games: winner, game length in innings (the most innings either player began), the general
   average (points over innings) per agent, with intervals.
 
-All unfinished innings (or games) are planned together each round: one ``plan_batch`` call of a
-fixed size (search: chunks of at most ``--search-shots`` simulated shots per call) and one
-``agents.execute`` call padded to ``--batch`` rows, so one compilation serves every round. Each
-inning's (game's) randomness comes from its own key, derived from ``--seed``: the run is
+All unfinished innings (or games) are planned together each round: ``plan_batch`` calls of a
+fixed size (search: chunks of at most ``--search-shots`` simulated shots per call), then the
+environment's batched step (``billiards_env.runner.Runner.step_rows``) padded to ``--batch``
+rows, so one compilation serves every round. Each inning's (game's) randomness comes from its own
+key, derived from ``--seed``, split per shot into a planning and a step key: the run is
 deterministic, and every agent (and every rule setting) meets the same layouts and the same
 noise draws, shot for shot (common random numbers, for fairer comparisons).
 
@@ -58,17 +65,23 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import rules as rules_lib
-from agents import ExecutionNoise, GeometricAgent, SearchAgent, execute
+from agents import ExecutionNoise, GeometricAgent, SearchAgent
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
+from billiards_env import modes
+from billiards_env.actions import from_shot
+from billiards_env.functional import FunctionalEnv
 from billiards_env.info import board_scores_batch
-from billiards_env.params import DEFAULT_NOISE
+from billiards_env.params import DEFAULT_NOISE, default_params
+from billiards_env.params import replace as replace_params
+from billiards_env.runner import Runner
+from physics.execution import MAX_ELEVATION
 from experiments.common import (
     NOISE_HELP, SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
     noise_arg, parse_agent_spec, ratio_ci, setup, use_compilation_cache, wilson, write_csv,
 )
 
-BATCH = 128  # rows per execute call (padded): one compiled simulation and referee
+BATCH = 128  # rows per environment step (padded): one compiled step
 SEARCH_SHOTS = 8192  # simulated shots per search planning call, at most (memory)
 GEOMETRIC_CHUNK = 16  # states per geometric planning call (its line tables are large)
 SHOT_FIELDS = ("V0", "phi", "theta", "a", "b")
@@ -101,7 +114,8 @@ def put_rows(tree, rows, values):
 
 @jax.jit
 def _shot_keys(row_keys, shot):
-    """(N, 2, 2): per row, the planning and the noise key of its shot number ``shot``."""
+    """(N, 2, 2): per row, the planning and the step key (the execution noise) of its shot number
+    ``shot``."""
     return jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, shot)))(row_keys)
 
 
@@ -191,31 +205,77 @@ def make_player(spec: str, noise: float, batch: int = BATCH, search_shots: int =
     return Player(parse_agent_spec(spec).text, agent, plan_chunk(agent, batch, search_shots))
 
 
-# --- one round: plan, add noise, simulate, referee -------------------------------------------
+# --- one round: plan, then the environment's step (noise, simulation, referee, episode end) ----
 
-def play_round(players, seats, game, params, states, keys, noise: float, batch: int = BATCH):
-    """One shot for each of n host states: planned, played with noise, simulated, refereed.
+@jax.jit
+def _actions(planned, games, env_params):
+    """(B, 9) the planned shots (B, 5) as actions, their choices keeping the layouts the shots
+    were planned from (``billiards_env.actions.from_shot``)."""
+    return jax.vmap(lambda x, g: from_shot(shot_from_array(x), env_params, g))(planned, games)
+
+
+def environment(game, params, mode: str, noise: float, max_steps: int):
+    """(env, env params): the functional environment of the discipline of ``game`` in ``mode``
+    with no built-in opponent (the agents play every shot), on the rules ``game`` and the
+    physics ``params``, with the execution noise ``noise`` and the step cap ``max_steps``. The
+    action's ranges span every strike a cue plays (``physics.execution.playable``), so that the
+    agents' shots are played as planned (the default ranges stop at 8 m/s, and the geometric
+    agent plans faster shots)."""
+    discipline = rules_lib.disciplines.matching(game)[0]
+    base = default_params(discipline)
+    dtype = base.noise.dtype
+    env_params = replace_params(
+        base, rules=game, physics=params, noise=jnp.asarray(noise, dtype),
+        max_steps=jnp.asarray(max_steps, base.max_steps.dtype), v_min=jnp.zeros((), dtype),
+        v_max=jnp.asarray(params.cue.max_speed, dtype), theta_max=jnp.asarray(MAX_ELEVATION, dtype),
+        offset_max=jnp.asarray(0.999 * params.cue.max_offset, dtype))
+    return FunctionalEnv(discipline, mode, "two_player", env_params), env_params
+
+
+def step_rows(env, env_params, states, planned, keys, batch: int = BATCH):
+    """The environment's step for n host States with their planned shots (n, 5) and step keys
+    (n, 2), in batches of ``batch`` rows (the last padded), so that one compiled step serves
+    every round. Returns (the stepped States on the host, their ShotResults)."""
+    runner = Runner(env, batch, fused=False, autoreset=False)
+    n = int(np.shape(planned)[0])
+    stepped, results = [], []
+    for first in range(0, n, batch):
+        rows = slice(first, min(n, first + batch))
+        part, shots, part_keys = (pad_rows(index_tree(t, rows), batch) for t in (states, planned, keys))
+        nxt, result = runner.step_rows(part, _actions(jnp.asarray(shots), part.game, env_params),
+                                       jnp.asarray(part_keys), env_params)
+        stepped.append(to_host(index_tree(nxt, slice(0, rows.stop - first))))
+        results.append(index_tree(result, slice(0, rows.stop - first)))
+    if len(stepped) == 1:
+        return stepped[0], results[0]
+    return (jax.tree_util.tree_map(lambda *xs: np.concatenate(xs), *stepped),
+            jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *results))
+
+
+def play_round(players, seats, env, env_params, states, keys, batch: int = BATCH):
+    """One shot for each of n host States of ``env``: planned by the players, played by the
+    environment's step (its execution noise, simulation, referee and episode end).
 
     players: the Players; seats: (n,) which of them shoots in each row; keys: (n, 2, 2) each
-    row's planning and noise keys. Returns (planned shots (n, 5), next states and outcomes on
-    the host, and the ShotResult of the n rows, for whoever wants to draw a shot).
+    row's planning and step keys. Returns (planned shots (n, 5), the stepped States on the host,
+    and the ShotResults of the n rows, for whoever wants to draw a shot).
     """
     keys = np.asarray(keys)
-    n = keys.shape[0]
-    planned = np.zeros((n, 5))
+    planned = np.zeros((keys.shape[0], 5))
     for j, player in enumerate(players):
         mine = np.nonzero(seats == j)[0]
         if mine.size:
-            planned[mine] = player.decide(game, index_tree(states, mine), params, keys[mine, 0])
-    shots = shot_from_array(jnp.asarray(planned))
-    result, nxt, out, _ = execute(game, states, shots, params, key=keys[:, 1], noise=ExecutionNoise(float(noise)),
-                                  pad_to=batch)
-    return planned, to_host(nxt), to_host(out), result
+            planned[mine] = player.decide(env_params.rules, index_tree(states.game, mine), env_params.physics,
+                                          keys[mine, 0])
+    stepped, results = step_rows(env, env_params, states, planned, keys[:, 1], batch)
+    return planned, stepped, results
 
 
-def shot_records(part, labels, rows, shot, states, outcomes, planned):
-    """One dict per shot played: who, what was planned, what the referee said."""
-    shooter = np.asarray(states.current_player)
+def shot_records(part, labels, rows, shot, stepped, planned):
+    """One dict per shot played: who, what was planned, what the referee said (the stepped
+    States' outcomes)."""
+    outcomes = stepped.outcome
+    shooter = np.asarray(outcomes.shooter)
     points = np.asarray(outcomes.points)
     mine = points[np.arange(len(shooter)), shooter]  # agents.shooter_points, on the host
     net = mine - points[np.arange(len(shooter)), 1 - shooter]  # agents.net_points
@@ -236,38 +296,39 @@ def shot_records(part, labels, rows, shot, states, outcomes, planned):
 
 def run_innings(player: Player, game, params, n: int, *, start: str = "random", noise: float = DEFAULT_NOISE,
                 max_shots: int = 20, seed: int = 0, stream: int = 0, batch: int = BATCH, progress: bool = True):
-    """n innings of one player (see the module docstring). Returns (inning rows, shot rows)."""
+    """n innings of one player (see the module docstring): episodes of the "inning" mode, capped
+    at ``max_shots`` steps. Returns (inning rows, shot rows)."""
+    env, env_params = environment(game, params, "inning", noise, max_shots)
     keys = row_keys(seed, 2 * stream, n)
-    states = first_states(game, params, n, start, keys)
-    shooter = np.asarray(states.current_player).copy()
+    states = to_host(env.init_from(first_states(game, params, n, start, keys), env_params))
     active = np.ones(n, bool)
-    points, net, shots, fouls, successes = np.zeros((5, n), int)  # per inning
+    points, net, fouls, successes = np.zeros((4, n), int)  # per inning
     ended = np.array(["capped"] * n, dtype=object)
     shot_rows = []
     bar = tqdm(total=n, desc=f"{player.label} innings", unit="inning", disable=not progress, leave=False)
-    for s in range(max_shots):
+    s = 0
+    while active.any():  # the step cap ends every inning
         rows = np.nonzero(active)[0]
-        if rows.size == 0:
-            break
         bar.set_postfix(shot=s + 1, playing=rows.size)
         k = np.asarray(_shot_keys(keys, s))[rows]
-        sub = index_tree(states, rows)
-        planned, nxt, out, _ = play_round([player], np.zeros(rows.size, int), game, params, sub, k, noise, batch)
-        records = shot_records("inning", [player.label] * rows.size, rows, s, sub, out, planned)
+        planned, nxt, _ = play_round([player], np.zeros(rows.size, int), env, env_params, index_tree(states, rows),
+                                     k, batch)
+        records = shot_records("inning", [player.label] * rows.size, rows, s, nxt, planned)
         shot_rows += records
         for i, row in enumerate(rows):
             points[row] += records[i]["points"]
             net[row] += records[i]["net_points"]
-            shots[row] += 1
             fouls[row] += records[i]["foul"]
             successes[row] += records[i]["success"]
-        over = np.asarray(out.game_over) | (np.asarray(nxt.current_player) != shooter[rows])
-        ended[rows[over]] = np.where(np.asarray(out.game_over)[over], "game_over", "turn_passed")
+        over = np.asarray(nxt.terminated)  # the turn passed or the game ended; truncated: capped
+        ended[rows[over]] = np.where(np.asarray(nxt.game.game_over)[over], "game_over", "turn_passed")
         states = put_rows(states, rows, nxt)
-        active[rows[over]] = False
-        bar.update(int(over.sum()))
+        done = np.asarray(nxt.done)
+        active[rows[done]] = False
+        bar.update(int(done.sum()))
+        s += 1
     bar.close()
-    inning_rows = [dict(part="inning", agent=player.label, inning=i, start=start, shots=int(shots[i]),
+    inning_rows = [dict(part="inning", agent=player.label, inning=i, start=start, shots=int(states.step_count[i]),
                         points=int(points[i]), net_points=int(net[i]), successes=int(successes[i]),
                         fouls=int(fouls[i]), ended=str(ended[i]), capped=bool(ended[i] == "capped"))
                    for i in range(n)]
@@ -321,33 +382,33 @@ def board_scores(game, states):
 
 def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, max_shots: int = 2000, seed: int = 0,
               stream: int = 1, batch: int = BATCH, progress: bool = True):
-    """n games: ``players`` is [agent] (it plays both sides) or [agent, opponent] (player 0 and
-    player 1). Returns (game rows, inning rows, shot rows)."""
+    """n games: episodes of the "game" mode with both players' shots as steps, capped at
+    ``max_shots`` steps. ``players`` is [agent] (it plays both sides) or [agent, opponent]
+    (player 0 and player 1). Returns (game rows, inning rows, shot rows)."""
     if len(players) not in (1, 2):
         raise ValueError("games need one player (both sides) or two")
+    env, env_params = environment(game, params, "game", noise, max_shots)
     keys = row_keys(seed, 2 * stream + 1, n)
     breakers = np.arange(n) % 2
-    states = first_states(game, params, n, "start", keys, breakers)
+    states = to_host(env.init_from(first_states(game, params, n, "start", keys, breakers), env_params))
     seat = np.zeros((n, 2), int) if len(players) == 1 else np.tile([0, 1], (n, 1))
     labels = [[players[seat[g, p]].label for p in (0, 1)] for g in range(n)]
     active = np.ones(n, bool)
-    shots, open_points, open_net, open_shots, open_from = np.zeros((5, n), int)  # per game
+    open_points, open_net, open_shots, open_from = np.zeros((4, n), int)  # per game
     inning_rows, shot_rows = [], []
     bar = tqdm(total=n, desc=" vs ".join(p.label for p in players) + " games", unit="game",
                disable=not progress, leave=False)
-    for s in range(max_shots):
+    s = 0
+    while active.any():  # the step cap ends every game
         rows = np.nonzero(active)[0]
-        if rows.size == 0:
-            break
         bar.set_postfix(shot=s + 1, playing=rows.size)
         sub = index_tree(states, rows)
         current = np.asarray(sub.current_player)
         k = np.asarray(_shot_keys(keys, s))[rows]
-        planned, nxt, out, _ = play_round(players, seat[rows, current], game, params, sub, k, noise, batch)
-        records = shot_records("game", [labels[r][c] for r, c in zip(rows, current)], rows, s, sub, out, planned)
+        planned, nxt, _ = play_round(players, seat[rows, current], env, env_params, sub, k, batch)
+        records = shot_records("game", [labels[r][c] for r, c in zip(rows, current)], rows, s, nxt, planned)
         shot_rows += records
-        over = np.asarray(out.game_over)
-        inning_over = over | (np.asarray(nxt.current_player) != current)
+        inning_over = np.asarray(modes.terminated("inning", nxt.outcome, nxt.game))
         for i, row in enumerate(rows):
             open_points[row] += records[i]["points"]
             open_net[row] += records[i]["net_points"]
@@ -358,23 +419,25 @@ def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, ma
                                         shots=int(open_shots[row]), points=int(open_points[row]),
                                         net_points=int(open_net[row])))
                 open_points[row], open_net[row], open_shots[row], open_from[row] = 0, 0, 0, s + 1
-        shots[rows] += 1
         states = put_rows(states, rows, nxt)
-        active[rows[over]] = False
-        bar.update(int(over.sum()))
+        done = np.asarray(nxt.done)
+        active[rows[done]] = False
+        bar.update(int(done.sum()))
+        s += 1
     bar.close()
-    scores = board_scores(game, states)
-    innings = np.asarray(states.innings)
+    final = states.game
+    scores = board_scores(game, final)
+    innings = np.asarray(final.innings)
     game_rows = []
     for g in range(n):
-        finished = bool(states.game_over[g])
-        winner = int(states.winner[g]) if finished else -1
-        draw = bool(states.draw[g]) if finished else False
+        finished = bool(final.game_over[g])
+        winner = int(final.winner[g]) if finished else -1
+        draw = bool(final.draw[g]) if finished else False
         game_rows.append(dict(
             game=g, player0=labels[g][0], player1=labels[g][1], breaker=int(breakers[g]), finished=finished,
             winner=winner, winner_agent=labels[g][winner] if winner >= 0 else ("draw" if draw else "unfinished"),
             draw=draw, score0=int(scores[g, 0]), score1=int(scores[g, 1]), innings0=int(innings[g, 0]),
-            innings1=int(innings[g, 1]), length_innings=int(innings[g].max()), shots=int(shots[g]),
+            innings1=int(innings[g, 1]), length_innings=int(innings[g].max()), shots=int(states.step_count[g]),
             average0=float(scores[g, 0] / max(1, innings[g, 0])), average1=float(scores[g, 1] / max(1, innings[g, 1])),
             distance=int(game.distance),
         ))

@@ -111,8 +111,10 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
     keys = ev.row_keys(seed, 0, n)
     random_part = ev.first_states(game, params, layouts, "random", keys[:layouts]) if layouts else None
     start_part = ev.first_states(game, params, 1, "start", keys[layouts:])
-    states = start_part if random_part is None else jax.tree_util.tree_map(
+    games = start_part if random_part is None else jax.tree_util.tree_map(
         lambda a, b: np.concatenate([a, b]), random_part, start_part)
+    env, env_params = ev.environment(game, params, "shot", noise, 1)
+    states = ev.to_host(env.init_from(games, env_params))
     where = [f"random layout {i}" for i in range(layouts)] + ["starting position"]
     shot_keys = np.asarray(ev._shot_keys(keys, 0))
     rows, shots = [], []
@@ -121,13 +123,13 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
         part = slice(first, min(n, first + batch))
         sub = index_tree(states, part)
         m = part.stop - part.start
-        planned, _, outcomes, result_batch = ev.play_round([player], np.zeros(m, int), game, params, sub,
-                                                           shot_keys[part], noise, batch)
+        planned, stepped, result_batch = ev.play_round([player], np.zeros(m, int), env, env_params, sub,
+                                                       shot_keys[part], batch)
         for i in range(m):
             r = first + i
             result = index_tree(result_batch, i)
-            outcome = index_tree(outcomes, i)
-            state = index_tree(sub, i)
+            outcome = index_tree(stepped.outcome, i)
+            state = index_tree(sub.game, i)
             cue = int(state.cue_ball)
             shooter = int(state.current_player)
             paths = render.shot_paths(result, params, samples=SAMPLES)

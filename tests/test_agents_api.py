@@ -187,7 +187,7 @@ def test_the_position_term_can_be_switched_on():
 
 def test_a_planner_drives_the_environment_with_the_shot_it_planned():
     # Planner.env_actions: the strikes as actions of the functional environment; stepping with
-    # them plays the planned shot (to the float32 precision of an action), the choices left at 0.
+    # them plays the planned shot (to the float32 precision of an action), no choice offered: 0.
     from billiards_env.actions import from_shot
     from tests.test_env_support import BATCH, fenv, runner
 

@@ -371,6 +371,59 @@ def test_from_shot_inverts_to_shot_inside_the_ranges():
     np.testing.assert_allclose(np.asarray(back), np.asarray(expected), atol=2e-6)
 
 
+def test_from_shot_with_the_game_keeps_the_layout_it_was_planned_from_c_2_1_c_h_6_4_h_7_3():
+    # the choices of an action at 0 put the shooter's ball on the left spot (C-2.1 c), the red in
+    # hand in the middle of the cross axis (H-6.4) and a jumped ball on the top base spot (H-7.3),
+    # moving the balls away from where a planner saw them; with the game they stay as they lie
+    shot = physics.Shot(V0=3.0, phi=20.0, theta=0.0, a=0.1, b=-0.2)
+
+    def moved(discipline, game):
+        p = billiards_env.default_params(discipline)
+        out = []
+        for action in (actions.from_shot(shot, p, game), actions.from_shot(shot, p)):
+            np.testing.assert_array_equal(np.asarray(action[:5]), np.asarray(actions.from_shot(shot, p)[:5]))
+            played = actions.apply_choices(p.rules, game, action, p.physics)
+            out.append(float(np.abs(np.asarray(played.positions) - np.asarray(game.positions)).max()))
+        return out
+
+    carom = billiards_env.default_params("three_cushion")
+    start = rules.init_game(carom.rules, KEY, carom.physics, breaker=1)  # his ball on the right spot
+    assert moved("three_cushion", start)[0] == 0.0 and moved("three_cushion", start)[1] > 0.1
+    left = rules.choose_start_side(carom.rules, start, 1, carom.physics)
+    assert moved("three_cushion", left) == [0.0, 0.0]
+    hungarian = billiards_env.default_params("hungarian_1000")
+    phys = hungarian.physics
+    game = rules.init_game(hungarian.rules, KEY, phys, breaker=0)  # the red in hand on the right spot
+    kept, zeros = moved("hungarian_1000", game)
+    assert kept < 1e-7 and zeros > 0.03  # the float32 place component: within 0.1 micrometre
+    # white jumped onto the bottom base spot, the top one free: he may move it (H-7.3)
+    spotted = replace(game, base_spot_ball=jnp.asarray(1, jnp.int32), ball_in_hand=jnp.asarray(False),
+                            positions=game.positions.at[2].set(game.positions[2] + jnp.asarray([0.3, 0.0])))
+    assert np.allclose(np.asarray(spotted.positions[1]), np.asarray(phys.table.base_spots[0]))
+    kept, zeros = moved("hungarian_1000", spotted)
+    assert kept == 0.0 and zeros > 0.1
+
+
+def test_an_episode_starts_from_a_given_game_state_and_steps_with_a_key_per_row():
+    # start_from builds the State init builds around the game it draws; step_rows is the batch
+    # step with the keys given per environment (those Runner.step splits from its one key)
+    from billiards_env.runner import _split
+
+    env = fenv("three_cushion")
+    run = runner(env, BATCH)
+    params = env.default_params
+    states = run.reset(jax.random.PRNGKey(21), params)
+    assert tree_equal(env.init_from(states.game, params), states)
+    assert tree_equal(env.init_from(index_tree(states.game, 3), params), index_tree(states, 3))
+    acts = random_actions(jax.random.PRNGKey(22), BATCH)
+    key = jax.random.PRNGKey(23)
+    _, stepped = run.step(states, acts, key, params)
+    by_row, result = run.step_rows(states, acts, _split(BATCH)(key)[0], params)
+    assert tree_equal(by_row, stepped) and np.shape(result.num_events) == (BATCH,)
+    other, _ = run.step_rows(states, acts, _split(BATCH)(jax.random.PRNGKey(24))[0], params)
+    assert not np.array_equal(np.asarray(other.shot.phi), np.asarray(stepped.shot.phi))  # the keys draw the noise
+
+
 def test_step_autoreset_keeps_the_finished_step_and_starts_a_new_episode_under_a_parameter_sweep():
     """The functional autoreset step (as gymnax and the vector env): the finished step's rewards,
     outcome and observation beside a new episode; vmapped over a sweep of stacked EnvParams."""

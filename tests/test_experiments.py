@@ -96,6 +96,30 @@ def test_evaluate_reports_intervals_inside_the_range_for_0_of_n_innings():
     assert 0.0 < row["points_low"] < 2.0 < row["points_high"] and row["shots_low"] >= 1.0
 
 
+def test_the_evaluation_environment_takes_every_playable_shot_as_an_action():
+    # the environment's default speeds stop at 8 m/s and its tip disc at 0.5 R, and the geometric
+    # agent plans faster shots: the evaluation's actions span what a cue plays, so the planned
+    # shot is the one played (to float32 precision); the rules, physics, noise and cap are evaluate's
+    import jax.numpy as jnp
+
+    import physics
+    from billiards_env import actions, default_params
+    from experiments.common import setup
+
+    game, params = setup("one_cushion", distance=7)
+    env, env_params = evaluate.environment(game, params, "inning", 0.5, 3)
+    assert (env.discipline, env.mode, env.policy) == ("one_cushion", "inning", None)
+    assert int(env_params.rules.distance) == 7 and int(env_params.max_steps) == 3
+    assert float(env_params.noise) == 0.5 and env_params.physics is params
+    shot = physics.Shot(V0=jnp.asarray(9.5), phi=jnp.asarray(-170.0), theta=jnp.asarray(70.0),
+                        a=jnp.asarray(0.3), b=jnp.asarray(-0.45))
+    back = actions.to_shot(actions.from_shot(shot, env_params), env_params)
+    for f, tol in (("V0", 1e-5), ("phi", 1e-4), ("theta", 1e-4), ("a", 1e-6), ("b", 1e-6)):
+        assert abs(float(getattr(back, f)) - float(getattr(shot, f))) < tol, f
+    plain = default_params("one_cushion")
+    assert float(actions.to_shot(actions.from_shot(shot, plain), plain).V0) == 8.0  # the default ranges clip
+
+
 # --- agent specs -------------------------------------------------------------------------------
 
 def test_agent_specs_build_the_planners():
