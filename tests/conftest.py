@@ -9,15 +9,8 @@ two processes (pytest-xdist, ``-n 2`` in pyproject.toml; ``-n 0`` for one), a te
 process, since compiling keeps a core busy while the other waits.
 """
 import gc
-import os
 
-# XLA's concurrency-optimised scheduler makes the CPU compiler spend about a third longer on the
-# environments' programs (32 s against 21 s for one vmapped step) for no gain on the suite's small
-# batches; the arithmetic is the same either way. Set before JAX starts its backend.
-os.environ["XLA_FLAGS"] = " ".join(
-    [os.environ.get("XLA_FLAGS", ""), "--xla_cpu_enable_concurrency_optimized_scheduler=false"]).strip()
-
-import jax  # noqa: E402
+import jax
 import numpy as np
 import pytest
 
