@@ -92,10 +92,25 @@ def strike_features(shot: physics.Shot, f: Frame) -> jax.Array:
     return jnp.concatenate([base, relative(f.O1 - f.C), relative(f.O2 - f.C)])
 
 
-def pair_features(positions, cue_ball, shot: physics.Shot, params: Params) -> jax.Array:
-    """(23,) the success model's input: layout and strike features (one layout, one strike)."""
+def line_features(shot: physics.Shot, best, f: Frame) -> jax.Array:
+    """(5,) the strike against the nearest in aim of the layout's best geometric lines (score,
+    phi, V0, b each (k,)): aim difference (canonical sense, in 3-degree units, clipped), log speed
+    ratio, draw/follow difference, that line's score, and the best line's score."""
+    score, phi, V0, b = best
+    lines = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
+    c_lines, c_shot = canonical_shot(lines, f), canonical_shot(shot, f)
+    dphi = (c_shot.phi - c_lines.phi + 180.0) % 360.0 - 180.0
+    j = jnp.argmin(jnp.where(score > 0, jnp.abs(dphi), jnp.inf))
+    near = jnp.where(score[j] > 0, 1.0, 0.0)
+    return jnp.stack([near * jnp.clip(dphi[j] / 3.0, -10.0, 10.0), near * jnp.log(shot.V0 / V0[j]),
+                      near * (shot.b - b[j]), near * score[j], jnp.max(score)])
+
+
+def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params) -> jax.Array:
+    """(28,) the success model's input (one layout, one strike, the layout's best lines ``best``):
+    layout, strike and line-relative features."""
     f = frame(positions, cue_ball, params)
-    return jnp.concatenate([layout_features(f), strike_features(shot, f)])
+    return jnp.concatenate([layout_features(f), strike_features(shot, f), line_features(shot, best, f)])
 
 
 # --- the networks -----------------------------------------------------------------------------
@@ -139,18 +154,26 @@ def seeded_line(cfg: SearchConfig) -> jax.Array:
 # --- the success model's player ---------------------------------------------------------------
 
 @functools.partial(jax.jit, static_argnames=("cfg",))
-def _rank(net, states, shots, params, cfg: SearchConfig):
-    def one(positions, cue, shots_s):
-        x = jax.vmap(lambda s: pair_features(positions, cue, s, params))(shots_s)
+def _rank(net, states, shots, best, params, cfg: SearchConfig):
+    def one(positions, cue, shots_s, best_s):
+        x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(shots_s)
         return mlp_apply(net, x)[:, 0]
 
-    logits = jax.vmap(one)(states.positions, states.cue_ball, shots)
+    logits = jax.vmap(one)(states.positions, states.cue_ball, shots, best)
     best = jnp.argmax(logits, -1)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
 
 
+def with_lines(shots: physics.Shot, best) -> physics.Shot:
+    """(S, N + k) the proposed strikes followed by the k best lines themselves, as the geometric
+    agent plays them (no side spin): the model may keep a line untouched."""
+    _, phi, V0, b = best
+    lines = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
+    return jax.tree_util.tree_map(lambda x, y: jnp.concatenate([x, y], -1), shots, lines)
+
+
 class SuccessAgent(Planner):
-    """Plays the proposed strike the success model rates most likely to score."""
+    """Plays the proposed strike (or best geometric line) the success model rates most likely to score."""
 
     name = "success"
 
@@ -159,8 +182,8 @@ class SuccessAgent(Planner):
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
 
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        shots, _ = proposal(rules, states, params, jnp.asarray(keys), self.config)
-        return _rank(self.net, states, shots, params, self.config)
+        shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
+        return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, self.config), params)
 
 
 # --- behaviour cloning over the geometric lines -------------------------------------------------

@@ -84,12 +84,17 @@ def _shots(x):
     return physics.Shot(*(x[..., i] for i in range(5)))
 
 
+def _lines(b):
+    """The best lines (score, phi, V0, b) of an array (..., k, 4)."""
+    return tuple(b[..., i] for i in range(4))
+
+
 def success_dataset(data, params):
     """(X, y): features of every (layout, strike) pair and whether it scored."""
-    feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s: pair_features(p, c, s, params), (None, None, 0)),
-                             (0, 0, 0)))
+    feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params),
+                                      (None, None, 0, None))))
     X = np.concatenate([np.asarray(feats(data["positions"][i:i + 256], data["cue"][i:i + 256],
-                                         _shots(data["shots"][i:i + 256])))
+                                         _shots(data["shots"][i:i + 256]), data["best"][i:i + 256]))
                         for i in range(0, len(data["cue"]), 256)])
     return X.reshape(-1, X.shape[-1]), data["scored"].reshape(-1).astype(np.float32)
 
@@ -98,11 +103,12 @@ def clone_dataset(data, params, cfg):
     """(inputs (L, k, 18), usable (L, k), target line (L,), correction (L, 4)) for the layouts
     where a seeded strike scored: the line with most scoring strikes and their median correction."""
     line = np.asarray(seeded_line(cfg))
-    inputs = jax.jit(jax.vmap(lambda p, c, b: line_inputs(p, c, tuple(b[..., i] for i in range(4)), params)))
+    inputs = jax.jit(jax.vmap(lambda p, c, b: line_inputs(p, c, _lines(b), params)))
     corr = jax.jit(jax.vmap(lambda p, c, ls, s: line_correction(_shots(ls), _shots(s), frame(p, c, params))))
     rows = []
     for i in range(len(data["cue"])):
-        hits = data["scored"][i] & (line >= 0)
+        usable = data["best"][i, :, 0] > 0  # lines without a seed play random strikes instead
+        hits = data["scored"][i] & (line >= 0) & usable[np.maximum(line, 0)]
         if not hits.any():
             continue
         counts = np.bincount(line[hits], minlength=cfg.seeds)
@@ -185,7 +191,7 @@ def train(args):
 
     def clone_loss(net, x, ok, t, d):
         out = mlp_apply(net, x)  # (B, k, 5)
-        logits = jnp.where(ok, out[..., 0], -1e9)
+        logits = jnp.where(ok, out[..., 0], -30.0)
         ce = optax.softmax_cross_entropy_with_integer_labels(logits, t)
         pred = jnp.take_along_axis(out[..., 1:], t[:, None, None], 1)[:, 0]
         return jnp.mean(ce) + jnp.mean(jnp.sum((pred - d) ** 2, -1))
