@@ -141,6 +141,25 @@ def proposal(rules: Rules, states: GameState, params: Params, keys, cfg: SearchC
     return _round1(best, params, keys, cfg), best
 
 
+GRID = ((1.0, 0.0, 0.0), (0.8, 0.0, 0.0), (1.25, 0.0, 0.0), (1.0, 0.0, -0.2), (1.0, 0.0, 0.2), (0.8, 0.0, -0.2),
+        (0.8, 0.0, 0.2), (1.25, 0.0, -0.2), (1.25, 0.0, 0.2), (1.0, -0.25, 0.0), (1.0, 0.25, 0.0))
+"""Variations of a geometric line in the grid proposal: (speed factor, side spin a, added draw/follow b)."""
+
+
+@jax.jit
+def line_grid(best, params: Params) -> physics.Shot:
+    """(S, k * len(GRID)) strikes: each of the k best lines (score, phi, V0, b each (S, k)) played
+    with every variation of ``GRID``, its aim untouched; lines without a seed keep their (unused) values."""
+    _, phi, V0, b = best
+    g = jnp.asarray(GRID, phi.dtype)
+    shape = phi.shape[:-1] + (-1,)
+    shots = physics.Shot(V0=(V0[..., None] * g[:, 0]).reshape(shape), phi=jnp.repeat(phi, len(GRID), -1),
+                         theta=jnp.zeros(phi.shape + (len(GRID),), phi.dtype).reshape(shape),
+                         a=jnp.broadcast_to(g[:, 1], phi.shape + (len(GRID),)).reshape(shape),
+                         b=(b[..., None] + g[:, 2]).reshape(shape))
+    return clip_shot(shots, params)
+
+
 def seeded_line(cfg: SearchConfig) -> jax.Array:
     """(N,) int: the geometric line (rank) each proposed strike perturbs, -1 for random ones
     (the layout of ``agents.search._round1_one``)."""
@@ -177,12 +196,15 @@ class SuccessAgent(Planner):
 
     name = "success"
 
-    def __init__(self, net, candidates: int = 1024, seeds: int = 12):
+    def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False):
         self.net = net
+        self.grid = grid  # rank the grid of line variations (``line_grid``) instead of the search's proposal
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
 
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
+        if self.grid:
+            shots = line_grid(best, params)
         return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, self.config), params)
 
 

@@ -12,7 +12,7 @@ Three stages, each reading the previous one's files under ``--out``:
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
   the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and seconds per decision
-  -> ``evaluate.json``.
+  -> ``evaluate_noise<scale>.json`` (``--noise``: the execution noise of the played shots).
 
 Deterministic per ``--seed``.
 
@@ -36,12 +36,12 @@ from tqdm.auto import tqdm
 
 import physics
 import rules
-from agents import GeometricAgent, RandomAgent, SearchAgent, execute, random_states
+from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states
 from agents.base import index_tree
 from agents.search import SearchConfig, _play
 from agents.success import (
-    ClonedAgent, SuccessAgent, frame, line_correction, line_inputs, mlp_apply, mlp_init, pair_features, proposal,
-    seeded_line,
+    ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, mlp_apply, mlp_init, pair_features,
+    proposal, seeded_line,
 )
 from experiments.common import machine_info, wilson
 
@@ -68,11 +68,14 @@ def generate(args):
         k = jax.random.fold_in(key, c)
         states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
         shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
+        if args.grid:
+            shots = line_grid(best, params)
         values = _play(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball,
                           shots=jnp.stack([shots.V0, shots.phi, shots.theta, shots.a, shots.b], -1),
                           scored=values[..., 0] > 0, best=jnp.stack(best, -1)))
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
+    data["grid"] = np.asarray(args.grid)
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
     print(f"{data['scored'].size} strikes on {args.layouts} layouts, {data['scored'].mean():.3%} scored")
@@ -159,6 +162,7 @@ def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc):
 def train(args):
     params, game = setting()
     data = dict(np.load(os.path.join(args.out, "data.npz")))
+    grid = bool(data.pop("grid", False))
     L = len(data["cue"])
     held = int(L * 0.1)  # the last 10 % of layouts: validation
     train_part = {k: v[:L - held] for k, v in data.items()}
@@ -183,6 +187,9 @@ def train(args):
                        val_any_scored=float(scored_v.any(1).mean()))
     print("A:", report["A"], flush=True)
 
+    if grid:  # the cloned search learns from the search's proposal only
+        _save(args.out, report, success=net_a)
+        return
     # (B) the cloned search
     t0 = time.perf_counter()
     cfg = data_config(data["shots"].shape[1])
@@ -201,9 +208,13 @@ def train(args):
     report["B"] = dict(layouts=int(len(target)), seconds=time.perf_counter() - t0,
                        train_loss=float(clone_loss(net_b, Xb, usable, target, delta)))
     print("B:", report["B"], flush=True)
-    with open(os.path.join(args.out, "nets.pkl"), "wb") as fh:
-        pickle.dump(dict(success=jax.device_get(net_a), cloned=jax.device_get(net_b)), fh)
-    with open(os.path.join(args.out, "train.json"), "w") as fh:
+    _save(args.out, report, success=net_a, cloned=net_b)
+
+
+def _save(out, report, **nets):
+    with open(os.path.join(out, "nets.pkl"), "wb") as fh:
+        pickle.dump({k: jax.device_get(v) for k, v in nets.items()}, fh)
+    with open(os.path.join(out, "train.json"), "w") as fh:
         json.dump(report, fh, indent=1)
 
 
@@ -229,8 +240,13 @@ def evaluate(args):
     key = jax.random.PRNGKey(10_000 + args.seed)  # layouts never seen in training
     states = random_states(game, jax.random.fold_in(key, 1), params, n)
     keys = jax.random.split(jax.random.fold_in(key, 2), n)
-    agents = [(RandomAgent(), n), (GeometricAgent(), n), (ClonedAgent(nets["cloned"], seeds=SEEDS), n)]
-    agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS), 8) for c in args.rank]
+    agents = [(RandomAgent(), n), (GeometricAgent(), n)]
+    if "cloned" in nets:
+        agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
+    if args.grid:
+        agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True), 8))
+    else:
+        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS), 8) for c in args.rank]
     if args.search:
         agents.append((SearchAgent(), 8))
     rows = []
@@ -239,16 +255,19 @@ def evaluate(args):
             n = args.search
             states, keys = index_tree(states, slice(0, n)), keys[:n]
         shots, seconds = decide(agent, game, states, params, keys, chunk)
-        _, _, outcomes, _ = execute(game, states, shots, params, pad_to=n)
+        _, _, outcomes, _ = execute(game, states, shots, params, key=jax.random.fold_in(key, 3),
+                                    noise=ExecutionNoise(args.noise), pad_to=n)
         mine = np.take_along_axis(np.asarray(outcomes.points), np.asarray(states.current_player)[:, None], 1)[:, 0]
         k = int((mine > 0).sum())
         low, high = wilson(k, n)
-        name = f"success-{agent.config.candidates}" if isinstance(agent, SuccessAgent) else agent.name
+        name = agent.name
+        if isinstance(agent, SuccessAgent):
+            name = "success-grid" if agent.grid else f"success-{agent.config.candidates}"
         rows.append(dict(agent=name, shots=n, successes=k, rate=k / n, ci_low=low, ci_high=high,
-                         seconds_per_layout=seconds, batch=chunk))
+                         seconds_per_layout=seconds, batch=chunk, noise=args.noise))
         print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]  {seconds * 1e3:.1f} ms per layout "
               f"(batches of {chunk})", flush=True)
-    with open(os.path.join(args.out, "evaluate.json"), "w") as fh:
+    with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}.json"), "w") as fh:
         json.dump(dict(rows=rows, machine=machine_info()), fh, indent=1)
 
 
@@ -261,6 +280,10 @@ def main(argv=None):
     ap.add_argument("--candidates", type=int, default=64, help="generate: strikes per layout")
     ap.add_argument("--rank", type=int, nargs="+", default=[64, 256, 1024],
                     help="evaluate: numbers of proposed strikes the success model ranks")
+    ap.add_argument("--grid", action="store_true",
+                    help="generate, evaluate: the grid of line variations (agents.success.line_grid) as proposal")
+    ap.add_argument("--noise", type=float, default=0.0,
+                    help="evaluate: execution-noise scale of the played shots (1: the standard noise)")
     ap.add_argument("--width", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
