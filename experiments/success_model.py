@@ -53,15 +53,16 @@ def setting():
     return physics.default_params(), rules.make_rules("three_cushion")
 
 
-def data_config(candidates: int) -> SearchConfig:
-    return SearchConfig(candidates=candidates, seeds=SEEDS, refine_parents=0)
+def data_config(candidates: int, noise: float = 0.0) -> SearchConfig:
+    """The proposal's settings; ``noise``: the execution-noise scale each strike is simulated with."""
+    return SearchConfig(candidates=candidates, seeds=SEEDS, refine_parents=0, noise=noise)
 
 
 # --- generate ---------------------------------------------------------------------------------
 
 def generate(args):
     params, game = setting()
-    cfg = data_config(args.candidates)
+    cfg = data_config(args.candidates, args.noise)
     key = jax.random.PRNGKey(args.seed)
     parts = []
     for c in tqdm(range(-(-args.layouts // CHUNK)), desc="layouts (x64)"):
@@ -70,6 +71,7 @@ def generate(args):
         shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         if args.grid:
             shots = line_grid(best, params)
+        # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
         values = _play(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball,
                           shots=jnp.stack([shots.V0, shots.phi, shots.theta, shots.a, shots.b], -1),
@@ -283,7 +285,7 @@ def main(argv=None):
     ap.add_argument("--grid", action="store_true",
                     help="generate, evaluate: the grid of line variations (agents.success.line_grid) as proposal")
     ap.add_argument("--noise", type=float, default=0.0,
-                    help="evaluate: execution-noise scale of the played shots (1: the standard noise)")
+                    help="generate, evaluate: execution-noise scale of the played shots (1: the standard noise)")
     ap.add_argument("--width", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
