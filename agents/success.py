@@ -1,0 +1,276 @@
+"""Learned shot choice without simulating at decision time (a prototype, three-cushion).
+
+Two players, both drawing their strikes from the search agent's own proposal (perturbations of
+the best geometric lines plus random strikes, ``agents.search``) but never simulating one:
+
+* ``SuccessAgent`` ranks proposed strikes with a success model, an MLP estimating
+  P(the shot scores | layout, strike), and plays the most likely one. The proposal is either
+  the search's (N strikes) or, better, a fixed grid of variations of the 12 best lines
+  (``line_grid``: speed, draw/follow and side spin changed, the aim kept), whose strikes score
+  about three times as often and so teach the model more per simulated shot.
+* ``ClonedAgent`` (behaviour cloning of a search's choices) scores each of the layout's best
+  geometric lines with an MLP (which line the search would have chosen) and adds the strike's
+  learned correction to that line (speed factor, aim, tip offset).
+
+Both see the layout in a canonical frame: the table's two mirror symmetries (docs/physics.md
+section 7: the table is symmetric about both centre lines) put the cue ball in the quadrant
+x >= centre, y >= centre, and the two object balls are ordered by their distance to the cue ball
+(three-cushion scores off either, docs/rules.md C-3.1). A mirror reverses the aim's sense and the
+side spin's sign, so strikes are mapped with the same flips (``canonical_shot``, an involution).
+
+The networks are plain JAX pytrees of (W, b) pairs (``mlp_init``, ``mlp_apply``).
+"""
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+import physics
+from physics.params import Params
+from agents import geometry
+from agents.base import Planner, clip_shot
+from agents.geometric import lines_batch
+from agents.search import SearchConfig, _best_lines, _round1
+from rules import GameState, Rules
+
+
+# --- canonical frame --------------------------------------------------------------------------
+
+class Frame(NamedTuple):
+    """A layout in the canonical frame: flips sx, sy (+-1), the cue ball C and the ordered object
+    balls O1, O2, all (..., 2) in units of the half table (centre at 0)."""
+
+    sx: jax.Array
+    sy: jax.Array
+    C: jax.Array
+    O1: jax.Array
+    O2: jax.Array
+
+
+def frame(positions, cue_ball, params: Params) -> Frame:
+    """The canonical frame of one layout: positions (3, 2), cue_ball () int."""
+    half = jnp.stack([params.table.length, params.table.width]) / 2
+    p = (positions - params.table.centre) / half
+    C = p[cue_ball]
+    flip = jnp.where(C >= 0, 1.0, -1.0).astype(p.dtype)
+    p = p * flip
+    obj = geometry.object_balls(cue_ball)
+    A, B = p[obj[0]], p[obj[1]]
+    near_a = jnp.linalg.norm(A - p[cue_ball]) <= jnp.linalg.norm(B - p[cue_ball])
+    O1 = jnp.where(near_a, A, B)
+    O2 = jnp.where(near_a, B, A)
+    return Frame(flip[0], flip[1], p[cue_ball], O1, O2)
+
+
+def canonical_shot(shot: physics.Shot, f: Frame) -> physics.Shot:
+    """``shot`` seen in the frame ``f`` (and back: the map is its own inverse)."""
+    rad = jnp.radians(shot.phi)
+    phi = jnp.degrees(jnp.arctan2(f.sy * jnp.sin(rad), f.sx * jnp.cos(rad)))
+    return physics.Shot(V0=shot.V0, phi=phi, theta=shot.theta, a=f.sx * f.sy * shot.a, b=shot.b)
+
+
+def layout_features(f: Frame) -> jax.Array:
+    """(12,) features of a canonical layout: the three balls, and each object ball's offset
+    from the cue ball with its distance."""
+    d1, d2 = f.O1 - f.C, f.O2 - f.C
+    n1, n2 = jnp.linalg.norm(d1, keepdims=True), jnp.linalg.norm(d2, keepdims=True)
+    return jnp.concatenate([f.C, f.O1, f.O2, d1, n1, d2, n2])
+
+
+def strike_features(shot: physics.Shot, f: Frame) -> jax.Array:
+    """(11,) features of one strike (fields ()) in the frame ``f``: speed, aim (cos, sin), tip
+    offset, and the aim relative to the direction of each object ball (cos, sin, and the
+    angle in radians, which is sharp where it matters: near a full or thin hit)."""
+    s = canonical_shot(shot, f)
+    phi = jnp.radians(s.phi)
+
+    def relative(d):
+        rel = jnp.angle(jnp.exp(1j * (phi - jnp.arctan2(d[1], d[0]))))
+        return jnp.stack([jnp.cos(rel), jnp.sin(rel), rel])
+
+    base = jnp.stack([s.V0 / 4.0 - 1.0, jnp.cos(phi), jnp.sin(phi), s.a * 2, s.b * 2])
+    return jnp.concatenate([base, relative(f.O1 - f.C), relative(f.O2 - f.C)])
+
+
+def aim_difference(phi, reference) -> jax.Array:
+    """phi - reference in degrees, wrapped to [-180, 180)."""
+    return (jnp.asarray(phi) - jnp.asarray(reference) + 180.0) % 360.0 - 180.0
+
+
+def line_features(shot: physics.Shot, best, f: Frame) -> jax.Array:
+    """(5,) the strike against the nearest in aim of the layout's best geometric lines (score,
+    phi, V0, b each (k,)): aim difference (canonical sense, in 3-degree units, clipped), log speed
+    ratio, draw/follow difference, that line's score, and the best line's score."""
+    score, phi, V0, b = best
+    lines = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
+    c_lines, c_shot = canonical_shot(lines, f), canonical_shot(shot, f)
+    dphi = aim_difference(c_shot.phi, c_lines.phi)
+    j = jnp.argmin(jnp.where(score > 0, jnp.abs(dphi), jnp.inf))
+    near = jnp.where(score[j] > 0, 1.0, 0.0)
+    return jnp.stack([near * jnp.clip(dphi[j] / 3.0, -10.0, 10.0), near * jnp.log(shot.V0 / V0[j]),
+                      near * (shot.b - b[j]), near * score[j], jnp.max(score)])
+
+
+def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params) -> jax.Array:
+    """(28,) the success model's input (one layout, one strike, the layout's best lines ``best``):
+    layout, strike and line-relative features."""
+    f = frame(positions, cue_ball, params)
+    return jnp.concatenate([layout_features(f), strike_features(shot, f), line_features(shot, best, f)])
+
+
+# --- the networks -----------------------------------------------------------------------------
+
+def mlp_init(key, sizes):
+    """[(W, b), ...] for layer widths ``sizes`` (He-scaled normal weights, zero biases)."""
+    keys = jax.random.split(key, len(sizes) - 1)
+    return [(jax.random.normal(k, (m, n), jnp.float32) * jnp.sqrt(2.0 / m), jnp.zeros((n,), jnp.float32))
+            for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
+
+
+def mlp_apply(net, x):
+    """The MLP on x (..., sizes[0]): GELU between layers, a linear last layer."""
+    x = x.astype(jnp.float32)
+    for W, b in net[:-1]:
+        x = jax.nn.gelu(x @ W + b)
+    W, b = net[-1]
+    return x @ W + b
+
+
+# --- proposals --------------------------------------------------------------------------------
+
+def proposal(rules: Rules, states: GameState, params: Params, keys, cfg: SearchConfig):
+    """(S, N) strikes drawn like the search's round 1 (``cfg.candidates`` per state), with the
+    best lines (score, phi, V0, b), each (S, k): no simulation."""
+    found, values = lines_batch(rules, states, params)
+    best = _best_lines(found, values, states, max(1, min(cfg.seeds, values.shape[0])))
+    return _round1(best, params, keys, cfg), best
+
+
+GRID = ((1.0, 0.0, 0.0), (0.8, 0.0, 0.0), (1.25, 0.0, 0.0), (1.0, 0.0, -0.2), (1.0, 0.0, 0.2), (0.8, 0.0, -0.2),
+        (0.8, 0.0, 0.2), (1.25, 0.0, -0.2), (1.25, 0.0, 0.2), (1.0, -0.25, 0.0), (1.0, 0.25, 0.0))
+"""Variations of a geometric line in the grid proposal: (speed factor, side spin a, added draw/follow b)."""
+
+
+@jax.jit
+def line_grid(best, params: Params) -> physics.Shot:
+    """(S, k * len(GRID)) strikes: each of the k best lines (score, phi, V0, b each (S, k)) played
+    with every variation of ``GRID``, its aim untouched; lines without a seed keep their (unused) values."""
+    _, phi, V0, b = best
+    g = jnp.asarray(GRID, phi.dtype)
+    shape = phi.shape[:-1] + (-1,)
+    shots = physics.Shot(V0=(V0[..., None] * g[:, 0]).reshape(shape), phi=jnp.repeat(phi, len(GRID), -1),
+                         theta=jnp.zeros(phi.shape + (len(GRID),), phi.dtype).reshape(shape),
+                         a=jnp.broadcast_to(g[:, 1], phi.shape + (len(GRID),)).reshape(shape),
+                         b=(b[..., None] + g[:, 2]).reshape(shape))
+    return clip_shot(shots, params)
+
+
+def seeded_line(cfg: SearchConfig) -> jax.Array:
+    """(N,) int: the geometric line (rank) each proposed strike perturbs, -1 for random ones
+    (the layout of ``agents.search._round1_one``)."""
+    n = cfg.candidates
+    n_seeded = n - int(round(cfg.random_fraction * n))
+    per = -(-n_seeded // cfg.seeds)
+    line = jnp.repeat(jnp.arange(cfg.seeds), per)[:n_seeded]
+    return jnp.concatenate([line, -jnp.ones((n - n_seeded,), line.dtype)])
+
+
+# --- the success model's player ---------------------------------------------------------------
+
+@functools.partial(jax.jit, static_argnames=("cfg",))
+def _rank(net, states, shots, best, params, cfg: SearchConfig):
+    def one(positions, cue, shots_s, best_s):
+        x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(shots_s)
+        return mlp_apply(net, x)[:, 0]
+
+    logits = jax.vmap(one)(states.positions, states.cue_ball, shots, best)
+    best = jnp.argmax(logits, -1)
+    return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
+
+
+def with_lines(shots: physics.Shot, best) -> physics.Shot:
+    """(S, N + k) the proposed strikes followed by the k best lines themselves, as the geometric
+    agent plays them (no side spin): the model may keep a line untouched."""
+    _, phi, V0, b = best
+    lines = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
+    return jax.tree_util.tree_map(lambda x, y: jnp.concatenate([x, y], -1), shots, lines)
+
+
+class SuccessAgent(Planner):
+    """Plays the proposed strike (or best geometric line) the success model rates most likely to score."""
+
+    name = "success"
+
+    def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False):
+        self.net = net
+        self.grid = grid  # rank the grid of line variations (``line_grid``) instead of the search's proposal
+        self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
+
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
+        if self.grid:
+            shots = line_grid(best, params)
+        return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, self.config), params)
+
+
+# --- behaviour cloning over the geometric lines -------------------------------------------------
+
+def line_inputs(positions, cue_ball, best, params: Params):
+    """(k, 18) the cloned policy's input for each of one layout's k best lines (score, phi, V0,
+    b each (k,)): layout features, the line's canonical strike features and its score, rank."""
+    f = frame(positions, cue_ball, params)
+    score, phi, V0, b = best
+    k = score.shape[0]
+    shots = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
+    strike = jax.vmap(lambda s: strike_features(s, f))(shots)[:, [0, 1, 2, 4]]
+    rank = jnp.arange(k, dtype=phi.dtype) / k
+    layout = jnp.broadcast_to(layout_features(f), (k, 12))
+    return jnp.concatenate([layout, strike, score[:, None], rank[:, None]], -1)
+
+
+def correction(line_shot: physics.Shot, delta, f: Frame) -> physics.Shot:
+    """The line's strike with a correction ``delta`` (4,) in the canonical frame: (log speed
+    factor, aim in degrees, a, b); the inverse of ``line_correction``."""
+    c = canonical_shot(line_shot, f)
+    shot = physics.Shot(V0=c.V0 * jnp.exp(delta[0]), phi=c.phi + delta[1] * 3.0, theta=c.theta, a=delta[2],
+                        b=delta[3])
+    return canonical_shot(shot, f)
+
+
+def line_correction(line_shot: physics.Shot, shot: physics.Shot, f: Frame):
+    """(4,) the correction that turns the line's strike into ``shot`` (see ``correction``)."""
+    c, s = canonical_shot(line_shot, f), canonical_shot(shot, f)
+    dphi = aim_difference(s.phi, c.phi)
+    return jnp.stack([jnp.log(s.V0 / c.V0), dphi / 3.0, s.a, s.b])
+
+
+@jax.jit
+def _clone(net, states, best, params):
+    def one(positions, cue, best_s):
+        out = mlp_apply(net, line_inputs(positions, cue, best_s, params))  # (k, 5)
+        usable = best_s[0] > 0
+        i = jnp.argmax(jnp.where(usable, out[:, 0], -jnp.inf))
+        _, phi, V0, b = best_s
+        line = physics.Shot(V0=V0[i], phi=phi[i], theta=jnp.zeros_like(phi[i]), a=jnp.zeros_like(phi[i]), b=b[i])
+        return correction(line, out[i, 1:], frame(positions, cue, params))
+
+    shots = jax.vmap(one)(states.positions, states.cue_ball, best)
+    return clip_shot(shots, params)
+
+
+class ClonedAgent(Planner):
+    """Plays the geometric line a cloned search would choose, with its learned correction."""
+
+    name = "cloned"
+
+    def __init__(self, net, seeds: int = 12):
+        self.net = net
+        self.config = SearchConfig(candidates=1, seeds=seeds, refine_parents=0, random_fraction=0.0)
+
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        found, values = lines_batch(rules, states, params)
+        best = _best_lines(found, values, states, self.config.seeds)
+        return _clone(self.net, states, best, params)
