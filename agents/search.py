@@ -208,8 +208,9 @@ def _judge(rules, rep, results, params, position_weight: float, cushions: int):
     return value
 
 
-def _play(rules, states, params, shots, keys, trials, cfg: SearchConfig):
-    """(S, N, T) values of shots (fields (S, N)) played ``trials`` times each; keys (S, 2)."""
+def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfig):
+    """(S, N, T) values of candidate shots (fields (S, N)) played ``trials`` times each (under the
+    config's noise) and judged as the search judges them; keys (S, 2)."""
     S, N = shots.V0.shape
     flat = _trial_shots(shots, keys, params, trials, float(cfg.noise))
     reps = N * trials
@@ -294,10 +295,10 @@ class SearchAgent(Planner):
         found, values = lines_batch(rules, states, params)
         best = _best_lines(found, values, states, max(1, min(cfg.seeds, values.shape[0])))
         shots = _round1(best, params, k_cand, cfg)
-        values = _play(rules, states, params, shots, k_play1, cfg.trials, cfg)
+        values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg)
         if cfg.refine_parents:
             shots = _children(shots, values, k_child, params, cfg)
-            values = _play(rules, states, params, shots, k_play2, cfg.round2_trials, cfg)
+            values = play_candidates(rules, states, params, shots, k_play2, cfg.round2_trials, cfg)
         return _choose(shots, values, cfg)
 
     def __repr__(self):

@@ -47,7 +47,7 @@ import physics
 import rules
 from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states
 from agents.base import index_tree
-from agents.search import SearchConfig, _play
+from agents.search import SearchConfig, play_candidates
 from agents.success import (
     ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, mlp_apply, mlp_init, pair_features,
     proposal, seeded_line,
@@ -81,7 +81,7 @@ def generate(args):
         if args.grid:
             shots = line_grid(best, params)
         # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
-        values = _play(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
+        values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball,
                           shots=jnp.stack([shots.V0, shots.phi, shots.theta, shots.a, shots.b], -1),
                           scored=values[..., 0] > 0, best=jnp.stack(best, -1)))
