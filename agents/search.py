@@ -115,6 +115,13 @@ class SearchConfig:
 
 # --- round 1: candidates ---------------------------------------------------------------------
 
+def best_lines(rules: Rules, states: GameState, params: Params, seeds: int):
+    """The best geometric lines of each state, at most ``seeds`` of them: (score, phi, V0, b),
+    each (S, k); the lines the search's round-1 candidates perturb. No simulation."""
+    found, values = lines_batch(rules, states, params)
+    return _best_lines(found, values, states, max(1, min(seeds, values.shape[0])))
+
+
 @functools.partial(jax.jit, static_argnames=("k",))
 def _best_lines(found, values, states, k: int):
     """The k best lines of each state: (score, phi, V0, b), each (S, k). On the break of a
@@ -133,9 +140,7 @@ def _seed_shots(best, params, u, n_seeded: int):
     u: (n_seeded, 11) uniform numbers, every random choice made from them."""
     dtype = params.dtype
     top_score, line_phi, line_V0, line_b = best
-    k = top_score.shape[0]
-    per = math.ceil(n_seeded / k)
-    line = jnp.repeat(jnp.arange(k), per)[:n_seeded]
+    line = _seed_lines(n_seeded, top_score.shape[0])
     z = normal_from_uniform(u[:, :4])
     sigmas = jnp.asarray(SEED_AIM_SIGMAS, dtype)
     sig = sigmas[jnp.minimum((u[:, 4] * len(SEED_AIM_SIGMAS)).astype(jnp.int32), len(SEED_AIM_SIGMAS) - 1)]
@@ -153,10 +158,28 @@ def _seed_shots(best, params, u, n_seeded: int):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(usable, x, y), shots, fallback)
 
 
+def _seed_lines(n_seeded: int, k: int) -> jax.Array:
+    """(n_seeded,) the line (rank among the k best) each seeded candidate perturbs: in blocks."""
+    return jnp.repeat(jnp.arange(k), math.ceil(n_seeded / k))[:n_seeded]
+
+
+def _split_candidates(cfg: SearchConfig) -> tuple[int, int]:
+    """(seeded, random) numbers of round-1 candidates: the seeded ones come first."""
+    n_random = int(round(cfg.random_fraction * cfg.candidates)) if cfg.seeds > 0 else cfg.candidates
+    return cfg.candidates - n_random, n_random
+
+
+def candidate_lines(cfg: SearchConfig, k: int) -> jax.Array:
+    """(cfg.candidates,) int: the line (rank among the k best of ``best_lines``) that each round-1
+    candidate perturbs, -1 for the random ones."""
+    n_seeded, n_random = _split_candidates(cfg)
+    seeded = _seed_lines(n_seeded, k)
+    return jnp.concatenate([seeded, -jnp.ones((n_random,), seeded.dtype)])
+
+
 def _round1_one(best, params, key, cfg: SearchConfig):
     n = cfg.candidates
-    n_random = int(round(cfg.random_fraction * n)) if cfg.seeds > 0 else n
-    n_seeded = n - n_random
+    n_seeded, n_random = _split_candidates(cfg)
     u = jax.random.uniform(key, (n, 11), params.dtype)
     parts = []
     if n_seeded:
@@ -167,7 +190,9 @@ def _round1_one(best, params, key, cfg: SearchConfig):
 
 
 @functools.partial(jax.jit, static_argnames=("cfg",))
-def _round1(best, params, keys, cfg: SearchConfig):
+def round1(best, params, keys, cfg: SearchConfig) -> physics.Shot:
+    """(S, cfg.candidates) round-1 candidates around the best lines ``best`` (``best_lines``),
+    one key per state: perturbed lines first (``candidate_lines``), then random strikes."""
     return jax.vmap(lambda b, k: _round1_one(b, params, k, cfg))(best, keys)
 
 
@@ -292,9 +317,8 @@ class SearchAgent(Planner):
         keys = jnp.asarray(keys)
         split = jax.vmap(lambda k: jax.random.split(k, 4))(keys)
         k_cand, k_play1, k_child, k_play2 = (split[:, i] for i in range(4))
-        found, values = lines_batch(rules, states, params)
-        best = _best_lines(found, values, states, max(1, min(cfg.seeds, values.shape[0])))
-        shots = _round1(best, params, k_cand, cfg)
+        best = best_lines(rules, states, params, cfg.seeds)
+        shots = round1(best, params, k_cand, cfg)
         values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg)
         if cfg.refine_parents:
             shots = _children(shots, values, k_child, params, cfg)

@@ -32,8 +32,7 @@ import physics
 from physics.params import Params
 from agents import geometry
 from agents.base import Planner, clip_shot
-from agents.geometric import lines_batch
-from agents.search import SearchConfig, _best_lines, _round1
+from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
 
@@ -100,13 +99,20 @@ def aim_difference(phi, reference) -> jax.Array:
     return (jnp.asarray(phi) - jnp.asarray(reference) + 180.0) % 360.0 - 180.0
 
 
+def line_shots(best) -> physics.Shot:
+    """The best lines (score, phi, V0, b, each (..., k)) as the geometric agent plays them: level
+    cue, no side spin."""
+    _, phi, V0, b = best
+    zero = jnp.zeros_like(phi)
+    return physics.Shot(V0=V0, phi=phi, theta=zero, a=zero, b=b)
+
+
 def line_features(shot: physics.Shot, best, f: Frame) -> jax.Array:
     """(5,) the strike against the nearest in aim of the layout's best geometric lines (score,
     phi, V0, b each (k,)): aim difference (canonical sense, in 3-degree units, clipped), log speed
     ratio, draw/follow difference, that line's score, and the best line's score."""
-    score, phi, V0, b = best
-    lines = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
-    c_lines, c_shot = canonical_shot(lines, f), canonical_shot(shot, f)
+    score, _, V0, b = best
+    c_lines, c_shot = canonical_shot(line_shots(best), f), canonical_shot(shot, f)
     dphi = aim_difference(c_shot.phi, c_lines.phi)
     j = jnp.argmin(jnp.where(score > 0, jnp.abs(dphi), jnp.inf))
     near = jnp.where(score[j] > 0, 1.0, 0.0)
@@ -144,9 +150,8 @@ def mlp_apply(net, x):
 def proposal(rules: Rules, states: GameState, params: Params, keys, cfg: SearchConfig):
     """(S, N) strikes drawn like the search's round 1 (``cfg.candidates`` per state), with the
     best lines (score, phi, V0, b), each (S, k): no simulation."""
-    found, values = lines_batch(rules, states, params)
-    best = _best_lines(found, values, states, max(1, min(cfg.seeds, values.shape[0])))
-    return _round1(best, params, keys, cfg), best
+    best = best_lines(rules, states, params, cfg.seeds)
+    return round1(best, params, keys, cfg), best
 
 
 GRID = ((1.0, 0.0, 0.0), (0.8, 0.0, 0.0), (1.25, 0.0, 0.0), (1.0, 0.0, -0.2), (1.0, 0.0, 0.2), (0.8, 0.0, -0.2),
@@ -170,12 +175,8 @@ def line_grid(best, params: Params) -> physics.Shot:
 
 def seeded_line(cfg: SearchConfig) -> jax.Array:
     """(N,) int: the geometric line (rank) each proposed strike perturbs, -1 for random ones
-    (the layout of ``agents.search._round1_one``)."""
-    n = cfg.candidates
-    n_seeded = n - int(round(cfg.random_fraction * n))
-    per = -(-n_seeded // cfg.seeds)
-    line = jnp.repeat(jnp.arange(cfg.seeds), per)[:n_seeded]
-    return jnp.concatenate([line, -jnp.ones((n - n_seeded,), line.dtype)])
+    (``agents.search.candidate_lines`` with ``cfg.seeds`` lines)."""
+    return candidate_lines(cfg, cfg.seeds)
 
 
 # --- the success model's player ---------------------------------------------------------------
@@ -194,9 +195,7 @@ def _rank(net, states, shots, best, params, cfg: SearchConfig):
 def with_lines(shots: physics.Shot, best) -> physics.Shot:
     """(S, N + k) the proposed strikes followed by the k best lines themselves, as the geometric
     agent plays them (no side spin): the model may keep a line untouched."""
-    _, phi, V0, b = best
-    lines = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
-    return jax.tree_util.tree_map(lambda x, y: jnp.concatenate([x, y], -1), shots, lines)
+    return jax.tree_util.tree_map(lambda x, y: jnp.concatenate([x, y], -1), shots, line_shots(best))
 
 
 class SuccessAgent(Planner):
@@ -210,9 +209,11 @@ class SuccessAgent(Planner):
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
 
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
-        if self.grid:
+        if self.grid:  # no random draw: the grid is fixed by the lines
+            best = best_lines(rules, states, params, self.config.seeds)
             shots = line_grid(best, params)
+        else:
+            shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
         return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, self.config), params)
 
 
@@ -222,11 +223,10 @@ def line_inputs(positions, cue_ball, best, params: Params):
     """(k, 18) the cloned policy's input for each of one layout's k best lines (score, phi, V0,
     b each (k,)): layout features, the line's canonical strike features and its score, rank."""
     f = frame(positions, cue_ball, params)
-    score, phi, V0, b = best
+    score = best[0]
     k = score.shape[0]
-    shots = physics.Shot(V0=V0, phi=phi, theta=jnp.zeros_like(phi), a=jnp.zeros_like(phi), b=b)
-    strike = jax.vmap(lambda s: strike_features(s, f))(shots)[:, [0, 1, 2, 4]]
-    rank = jnp.arange(k, dtype=phi.dtype) / k
+    strike = jax.vmap(lambda s: strike_features(s, f))(line_shots(best))[:, [0, 1, 2, 4]]
+    rank = jnp.arange(k, dtype=score.dtype) / k
     layout = jnp.broadcast_to(layout_features(f), (k, 12))
     return jnp.concatenate([layout, strike, score[:, None], rank[:, None]], -1)
 
@@ -253,8 +253,7 @@ def _clone(net, states, best, params):
         out = mlp_apply(net, line_inputs(positions, cue, best_s, params))  # (k, 5)
         usable = best_s[0] > 0
         i = jnp.argmax(jnp.where(usable, out[:, 0], -jnp.inf))
-        _, phi, V0, b = best_s
-        line = physics.Shot(V0=V0[i], phi=phi[i], theta=jnp.zeros_like(phi[i]), a=jnp.zeros_like(phi[i]), b=b[i])
+        line = jax.tree_util.tree_map(lambda x: x[i], line_shots(best_s))
         return correction(line, out[i, 1:], frame(positions, cue, params))
 
     shots = jax.vmap(one)(states.positions, states.cue_ball, best)
@@ -271,6 +270,5 @@ class ClonedAgent(Planner):
         self.config = SearchConfig(candidates=1, seeds=seeds, refine_parents=0, random_fraction=0.0)
 
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        found, values = lines_batch(rules, states, params)
-        best = _best_lines(found, values, states, self.config.seeds)
+        best = best_lines(rules, states, params, self.config.seeds)
         return _clone(self.net, states, best, params)

@@ -45,14 +45,15 @@ from tqdm.auto import tqdm
 
 import physics
 import rules
-from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states
+from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states, shooter_points
 from agents.base import index_tree
-from agents.search import SearchConfig, play_candidates
+from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
-    ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, mlp_apply, mlp_init, pair_features,
-    proposal, seeded_line,
+    ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init,
+    pair_features, proposal, seeded_line,
 )
-from experiments.common import machine_info, wilson
+from experiments.common import NOISE_HELP, machine_info, noise_arg, wilson
+from physics.execution import shot_array, shot_from_array
 
 CHUNK = 64  # layouts simulated per call (one compiled simulation)
 SEEDS = 12  # geometric lines perturbed by the proposal
@@ -77,13 +78,15 @@ def generate(args):
     for c in tqdm(range(-(-args.layouts // CHUNK)), desc="layouts (x64)"):
         k = jax.random.fold_in(key, c)
         states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
-        shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         if args.grid:
+            best = best_lines(game, states, params, cfg.seeds)
             shots = line_grid(best, params)
+        else:
+            shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
         values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball,
-                          shots=jnp.stack([shots.V0, shots.phi, shots.theta, shots.a, shots.b], -1),
+                          shots=shot_array(shots),
                           scored=values[..., 0] > 0, best=jnp.stack(best, -1)))
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
     data["grid"] = np.asarray(args.grid)
@@ -93,10 +96,6 @@ def generate(args):
 
 
 # --- train ------------------------------------------------------------------------------------
-
-def _shots(x):
-    return physics.Shot(*(x[..., i] for i in range(5)))
-
 
 def _lines(b):
     """The best lines (score, phi, V0, b) of an array (..., k, 4)."""
@@ -108,7 +107,7 @@ def success_dataset(data, params):
     feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params),
                                       (None, None, 0, None))))
     X = np.concatenate([np.asarray(feats(data["positions"][i:i + 256], data["cue"][i:i + 256],
-                                         _shots(data["shots"][i:i + 256]), data["best"][i:i + 256]))
+                                         shot_from_array(data["shots"][i:i + 256]), data["best"][i:i + 256]))
                         for i in range(0, len(data["cue"]), 256)])
     return X.reshape(-1, X.shape[-1]), data["scored"].reshape(-1).astype(np.float32)
 
@@ -118,7 +117,8 @@ def clone_dataset(data, params, cfg):
     where a seeded strike scored: the line with most scoring strikes and their median correction."""
     line = np.asarray(seeded_line(cfg))
     inputs = jax.jit(jax.vmap(lambda p, c, b: line_inputs(p, c, _lines(b), params)))
-    corr = jax.jit(jax.vmap(lambda p, c, ls, s: line_correction(_shots(ls), _shots(s), frame(p, c, params))))
+    corr = jax.jit(jax.vmap(lambda p, c, ls, s: line_correction(shot_from_array(ls), shot_from_array(s),
+                                                                frame(p, c, params))))
     rows = []
     for i in range(len(data["cue"])):
         usable = data["best"][i, :, 0] > 0  # lines without a seed play random strikes instead
@@ -135,8 +135,7 @@ def clone_dataset(data, params, cfg):
     targets = np.array([r[1] for r in rows])
     deltas = []
     for i, j, chosen in rows:
-        b = data["best"][i, j]  # (score, phi, V0, b)
-        ls = np.broadcast_to(np.array([b[2], b[1], 0.0, 0.0, b[3]]), (len(chosen), 5))
+        ls = np.broadcast_to(np.asarray(shot_array(line_shots(_lines(data["best"][i, j])))), (len(chosen), 5))
         d = corr(np.broadcast_to(data["positions"][i], (len(chosen), 3, 2)), np.full(len(chosen), data["cue"][i]),
                  ls, data["shots"][i, chosen])
         deltas.append(np.median(np.asarray(d), 0))
@@ -268,7 +267,7 @@ def evaluate(args):
         shots, seconds = decide(agent, game, states, params, keys, chunk)
         _, _, outcomes, _ = execute(game, states, shots, params, key=jax.random.fold_in(key, 3),
                                     noise=ExecutionNoise(args.noise), pad_to=n)
-        mine = np.take_along_axis(np.asarray(outcomes.points), np.asarray(states.current_player)[:, None], 1)[:, 0]
+        mine = np.asarray(shooter_points(outcomes, states.current_player))
         k = int((mine > 0).sum())
         low, high = wilson(k, n)
         name = agent.name
@@ -293,8 +292,7 @@ def main(argv=None):
                     help="evaluate: numbers of proposed strikes the success model ranks")
     ap.add_argument("--grid", action="store_true",
                     help="generate, evaluate: the grid of line variations (agents.success.line_grid) as proposal")
-    ap.add_argument("--noise", type=float, default=0.0,
-                    help="generate, evaluate: execution-noise scale of the played shots (1: the standard noise)")
+    ap.add_argument("--noise", type=noise_arg, default=0.0, help="generate, evaluate: " + NOISE_HELP)
     ap.add_argument("--width", type=int, default=256)
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
