@@ -131,8 +131,7 @@ class Runner:
         if self.fused:
             return _fused_batch(cfg, self.lanes, self.autoreset)(state, action, key, params)
         keys, k_reset = _split(self.num_envs)(key)
-        ops = make_ops(cfg, batched=True, staged=True, lanes=self.lanes)
-        stepped, _ = transition(cfg, state, action, keys, params, ops)
+        stepped, _ = self.step_rows(state, action, keys, params)
         if not self.autoreset:
             return stepped, stepped
         fresh = _init_batch(cfg, self.num_envs)(k_reset, params)
