@@ -24,6 +24,7 @@ is left exactly as it was. Each repair adds one to ``GameState.repairs``.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from physics.simulate import layout_is_valid
@@ -121,13 +122,17 @@ def part(rules, params, positions, pin_position, pin_standing):
     R = params.ball.radius
     positions = jnp.clip(positions, lo, hi)
     pin_need = _pin_clearance(rules, params) + tol
-    for _ in range(ROUNDS):
+
+    def one_pass(_, positions):
         for i, j in _PAIRS:
             positions = _part_pair(positions, i, j, (2 * R + tol).astype(dtype), lo, hi)
         for b in range(positions.shape[0]):
             moved = _part_from_pin(positions, b, pin_position, pin_need.astype(dtype), lo, hi)
             positions = jnp.where(pin_standing, moved, positions)
-    return positions.astype(dtype)
+        return positions
+
+    # a loop, not unrolled: the passes would otherwise be most of the referee's compiled program
+    return jax.lax.fori_loop(0, ROUNDS, one_pass, positions.astype(dtype)).astype(dtype)
 
 
 def layout_ok(params, state: GameState):
