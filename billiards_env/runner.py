@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from physics import devices
+from physics.pytree import strong_types
 from billiards_env.functional import DEFAULT_LANES, Config, initial_state, make_ops, transition
 
 
@@ -94,6 +95,12 @@ def _fused_rows(cfg: Config, lanes: int):
     return jax.jit(lambda s, a, k, p: transition(cfg, s, a, k, p, ops))
 
 
+def _strong(params):
+    """The params without weak types (``physics.pytree.strong_types``): one compiled step serves
+    params built from Python numbers and from arrays alike."""
+    return strong_types(params, params.physics.dtype)
+
+
 @jax.jit
 def _select_jit(mask, a, b):
     return _select(mask, a, b)
@@ -118,12 +125,14 @@ class Runner:
         self.autoreset = autoreset
 
     def reset(self, key, params):
+        params = _strong(params)
         if self.num_envs is None:
             return _init_single(self.cfg)(key, params)
         return _init_batch(self.cfg, self.num_envs)(key, params)
 
     def step(self, state, action, key, params):
         cfg = self.cfg
+        params = _strong(params)
         if self.num_envs is None:
             if self.fused:
                 return _fused_single(cfg)(state, action, key, params)
@@ -141,6 +150,7 @@ class Runner:
         """A batch step with one key per environment, keys (B, 2), and no reset: (State as the
         step left it, ShotResult of each acting player's shot). Who holds the keys decides the
         draws, e.g. the same noise for the same row whatever else runs (common random numbers)."""
+        params = _strong(params)
         if self.fused:
             return _fused_rows(self.cfg, self.lanes)(state, action, keys, params)
         return transition(self.cfg, state, action, keys, params, make_ops(self.cfg, batched=True, staged=True,

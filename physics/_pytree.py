@@ -33,3 +33,25 @@ def pytree_dataclass(cls: type[T]) -> type[T]:
 def replace(obj, **changes):
     """``dataclasses.replace`` for our pytree dataclasses."""
     return dataclasses.replace(obj, **changes)
+
+
+def strong_types(tree, float_dtype):
+    """``tree`` with no weakly typed number: a Python number, or an array JAX made from one, takes
+    ``float_dtype`` (a float or a bool) or int32 (an int). A compiled function sees a weak type as
+    a type of its own, so a caller who passes ``0.5`` once and an array once would compile it twice;
+    entry points pass their arguments through this first. Other leaves are left as they are."""
+    import jax.numpy as jnp
+
+    def strong(x):
+        if isinstance(x, bool):
+            return jnp.asarray(x)
+        if isinstance(x, int):
+            return jnp.asarray(x, jnp.int32)
+        if isinstance(x, float):
+            return jnp.asarray(x, float_dtype)
+        if getattr(x, "weak_type", False):
+            kind = jnp.dtype(x.dtype).kind
+            return jnp.asarray(x, float_dtype if kind == "f" else jnp.int32 if kind in "iu" else x.dtype)
+        return x
+
+    return jax.tree_util.tree_map(strong, tree)

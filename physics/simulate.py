@@ -19,7 +19,7 @@ from jax.typing import ArrayLike
 
 from physics import collide, devices, thinning
 from physics.collide import rail
-from physics._pytree import pytree_dataclass
+from physics._pytree import pytree_dataclass, strong_types
 from physics.detect import (
     CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
 )
@@ -682,14 +682,28 @@ def _check_cue_ball(cue_ball, n: int, batch=None):
             raise ValueError(f"cue_ball must be {allowed}, got {values.tolist()}")
 
 
+def _canonical(positions, shot: Shot, cue_ball, params: Params, pin):
+    """The arguments as the compiled simulation takes them: positions, pin and parameters in the
+    params' dtype, the cue ball an int32, and no number weakly typed (a Python number in the shot
+    takes the params' dtype; a shot array keeps its own, whose rounding the limits allow for), so
+    that a Python number and an array of the same value share one compiled program."""
+    dtype = params.dtype
+    as_float = lambda x: jnp.asarray(x, dtype)  # noqa: E731
+    return (
+        as_float(positions), strong_types(shot, dtype), jnp.asarray(cue_ball, jnp.int32),
+        jax.tree_util.tree_map(as_float, params), None if pin is None else as_float(pin),
+    )
+
+
 def simulate(positions: ArrayLike, shot: Shot, cue_ball: int = 0, params: Params | None = None,
              pin: Optional[ArrayLike] = None) -> ShotResult:
     """Simulate one shot. positions: (n_balls, 2) ball centres (m); the cue ball is struck.
 
     pin: None for the carom games, or where the pin stands, (2,) (the Hungarian game: usually
     ``params.table.centre``). Runs compiled (the first call for a given shape and set of static
-    settings compiles). Bad arguments raise TypeError or ValueError naming the allowed values;
-    what only shows in traced values (under ``jit``) is flagged in ``result.status``.
+    settings compiles); numbers are taken in the params' dtype. Bad arguments raise TypeError or
+    ValueError naming the allowed values; what only shows in traced values (under ``jit``) is
+    flagged in ``result.status``.
     """
     params = _as_params(params)
     _check_positions(positions, batched=False)
@@ -697,7 +711,7 @@ def simulate(positions: ArrayLike, shot: Shot, cue_ball: int = 0, params: Params
     n = np.shape(positions)[0]
     _check_cue_ball(cue_ball, n)
     shot = _as_shot(shot, params)
-    pin = None if pin is None else jnp.asarray(pin, params.dtype)
+    positions, shot, cue_ball, params, pin = _canonical(positions, shot, cue_ball, params, pin)
     return _simulate_jit(positions, shot, cue_ball, params, pin)
 
 
@@ -711,7 +725,8 @@ def simulate_batch(
     (scalars are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2);
     params: shared, or with a leading batch axis on every leaf when ``batched_params`` is True
     (to sweep a physical parameter, with a plain ``vmap``). lanes: how many shots run side by
-    side (see ``_simulate_pool``), on each device. Bad arguments raise as in ``simulate``; a size
+    side (see ``_simulate_pool``), on each device; the batch is compiled padded to
+    ``padded_batch(batch, lanes)`` shots. Bad arguments raise as in ``simulate``; a size
     that does not match the batch of ``positions`` raises ValueError naming the argument.
 
     With several devices a batch that splits evenly over them is split (``physics.devices``):
@@ -723,16 +738,34 @@ def simulate_batch(
     _check_pin(pin, batch)
     _check_cue_ball(cue_ball, n, batch)
     shot = _as_shot(shot, params, batch)
+    positions, shot, cue_ball, params, pin = _canonical(positions, shot, cue_ball, params, pin)
     shot = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(jnp.asarray(x, params.dtype), (batch,)), shot)
-    cue_ball = jnp.broadcast_to(jnp.asarray(cue_ball, jnp.int32), (batch,))
-    positions = jnp.asarray(positions, params.dtype)
+    cue_ball = jnp.broadcast_to(cue_ball, (batch,))
     if pin is not None:
-        pin = jnp.broadcast_to(jnp.asarray(pin, params.dtype), (batch, 2))
+        pin = jnp.broadcast_to(pin, (batch, 2))
     if batched_params:
         return _simulate_batch_params_jit(positions, shot, cue_ball, params, pin)
+    size = padded_batch(batch, int(lanes))
+    if size > batch:  # null shots (V0 = 0: nothing moves) fill the batch up to its compiled size
+        fill = lambda x: jnp.concatenate([x, jnp.broadcast_to(x[:1], (size - batch,) + x.shape[1:])])  # noqa: E731
+        positions, cue_ball = fill(positions), fill(cue_ball)
+        pin = None if pin is None else fill(pin)
+        shot = jax.tree_util.tree_map(lambda x: jnp.concatenate([x, jnp.zeros((size - batch,), x.dtype)]), shot)
     if devices.device_count() > 1:
-        return _simulate_pool_split(int(lanes))(positions, shot, cue_ball, params, pin)
-    return _simulate_pool_jit(positions, shot, cue_ball, params, pin, lanes=int(lanes))
+        result = _simulate_pool_split(int(lanes))(positions, shot, cue_ball, params, pin)
+    else:
+        result = _simulate_pool_jit(positions, shot, cue_ball, params, pin, lanes=int(lanes))
+    return result if size == batch else jax.tree_util.tree_map(lambda x: x[:batch], result)
+
+
+def padded_batch(batch: int, lanes: int = DEFAULT_LANES) -> int:
+    """The batch size ``simulate_batch`` compiles for ``batch`` shots: the next power of two up to
+    ``lanes``, then the next multiple of ``lanes``. Batches of many sizes then share a few compiled
+    programs; the null shots that fill a batch end at once (each shot's arithmetic does not depend
+    on the others, so the results of the real shots are the same)."""
+    if batch <= lanes:
+        return min(1 << (batch - 1).bit_length(), max(lanes, 1))
+    return -(-batch // lanes) * lanes
 
 
 @lru_cache(maxsize=None)
