@@ -21,6 +21,7 @@ from billiards_env import params as env_params
 from physics import Shot, Status
 from physics import params as phys_params
 from physics._pytree import replace as unchecked_replace
+from physics.simulate import padded_batch
 from physics.strike import shot_is_valid
 from tests.test_env_support import fenv, runner
 
@@ -332,3 +333,40 @@ def test_unknown_discipline_names_list_the_valid_ones():
         billiards_env.default_params("snooker")
     with pytest.raises(gym.error.Error):
         gym.make("billiards_env/Snooker-v0")
+
+
+# -- one compiled program for numbers of any kind ------------------------------------------------------
+
+
+def test_python_numbers_and_arrays_share_one_compiled_simulation(params):
+    import importlib
+
+    compiled = importlib.import_module("physics.simulate")._simulate_jit
+    as_numbers = physics.simulate(POS.tolist(), Shot(V0=2.0, phi=10.0), 0, params)
+    size = compiled._cache_size()
+    as_arrays = physics.simulate(jnp.asarray(POS), Shot(V0=jnp.asarray(2.0), phi=np.float64(10.0)), np.int64(0),
+                                 params)
+    weak_params = unchecked_replace(params, g=jnp.asarray(9.81))  # jnp.asarray(float) is weakly typed
+    physics.simulate(POS, Shot(V0=2.0, phi=10.0), 0, weak_params)
+    assert compiled._cache_size() == size  # no new trace: each weak type used to compile its own program
+    assert np.array_equal(np.asarray(as_numbers.final_positions), np.asarray(as_arrays.final_positions))
+
+
+@pytest.mark.parametrize("batch, lanes, size", [(1, 128, 1), (3, 128, 4), (48, 128, 64), (128, 128, 128),
+                                                (129, 128, 256), (5, 2, 6), (3, 3, 3)])
+def test_a_batch_is_compiled_padded_to_a_few_sizes(batch, lanes, size):
+    assert padded_batch(batch, lanes) == size
+
+
+def test_a_padded_batch_gives_each_shot_what_it_gives_alone(params):
+    rng = np.random.default_rng(3)
+    shots = Shot(V0=rng.uniform(1, 5, 3), phi=rng.uniform(-180, 180, 3))
+    pos = np.broadcast_to(POS, (3, 3, 2))
+    three = physics.simulate_batch(pos, shots, 0, params, lanes=4)  # padded to 4 with a null shot
+    assert np.shape(three.final_positions) == (3, 3, 2) and np.shape(three.events.kind)[0] == 3
+    for k in range(3):
+        one = physics.simulate(POS, Shot(V0=shots.V0[k], phi=shots.phi[k]), 0, params)
+        assert np.array_equal(np.asarray(three.events.kind[k]), np.asarray(one.events.kind))
+        # as every batch against single shots: the same events, the last bit apart at most
+        np.testing.assert_allclose(np.asarray(three.final_positions[k]), np.asarray(one.final_positions),
+                                   rtol=0, atol=1e-12)
