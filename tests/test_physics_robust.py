@@ -113,7 +113,7 @@ def test_a_shot_longer_than_the_log_runs_to_rest_and_is_not_void():
 @pytest.mark.parametrize("discipline,family", [("three_cushion", "ordinary"), ("three_cushion", "raised"),
                                                ("three_cushion", "frozen"), ("hungarian_1000", "pin")])
 def test_thinned_log_gives_the_referee_the_same_outcome(discipline, family):
-    n = 48
+    n = 64  # the batch other tests compile the pool for
     game = rules.make_rules(discipline)
     table = "hungarian" if discipline.startswith("hungarian") else "match"
     small, big = (physics.default_params(table, capacity=c) for c in (24, 512))
@@ -201,8 +201,10 @@ CORNER_RATTLES = [
 
 
 def test_a_cue_ball_rattling_in_a_corner_keeps_its_first_cushions_and_the_shot_counts(params):
-    pos = np.asarray([layout for layout, _ in CORNER_RATTLES])
-    shot = Shot(*(np.asarray([s[f] for _, s in CORNER_RATTLES]) for f in ("V0", "phi", "theta", "a", "b")))
+    # the three shots repeated over the batch that the thinned-log test compiles for
+    rows = np.arange(64) % len(CORNER_RATTLES)
+    pos = np.asarray([layout for layout, _ in CORNER_RATTLES])[rows]
+    shot = Shot(*(np.asarray([s[f] for _, s in CORNER_RATTLES])[rows] for f in ("V0", "phi", "theta", "a", "b")))
     big = physics.default_params(capacity=512)
     small, full = (physics.simulate_batch(pos, shot, 0, p) for p in (params, big))
     assert np.all(np.asarray(small.status) == Status.OK) and np.all(np.asarray(full.dropped) == 0)

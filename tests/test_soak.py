@@ -10,17 +10,21 @@ from experiments import soak
 from physics.events import EventKind
 
 
+SHOTS = 64  # the batch the physics and environment tests compile for (tests/test_env_support.BATCH)
+
+
 def test_a_few_shots_of_every_family_pass():
     for family in soak.FAMILIES:
-        row = soak.soak_family(family, shots=3, seed=5, batch=3)
-        assert row["shots"] == 3
+        row = soak.soak_family(family, shots=SHOTS, seed=5, batch=SHOTS)
+        assert row["shots"] == SHOTS
         assert row["failures"] == 0, (family, row["examples"])
 
 
 def _planted(params):
-    pos = np.array([[[0.5, 0.5], [1.5, 0.7], [2.0, 1.0]]] * 4)
-    shot = physics.Shot(V0=np.full(4, 1e-3), phi=np.zeros(4), theta=np.zeros(4), a=np.zeros(4), b=np.zeros(4))
-    res = physics.simulate_batch(pos, shot, 0, params, lanes=2)
+    pos = np.array([[[0.5, 0.5], [1.5, 0.7], [2.0, 1.0]]] * SHOTS)
+    zero = np.zeros(SHOTS)
+    res = physics.simulate_batch(pos, physics.Shot(V0=np.full(SHOTS, 1e-3), phi=zero, theta=zero, a=zero, b=zero), 0,
+                                 params)
     fp = np.asarray(res.final_positions).copy()
     fp[0, 1] = np.nan  # a NaN
     fp[1, 1] = fp[1, 0] + [2 * float(params.ball.radius) - 1e-4, 0.0]  # an overlap
@@ -32,10 +36,11 @@ def test_planted_faults_are_counted(params):
     res, fp = _planted(params)
     bad = physics.ShotResult(**{**vars(res), "final_positions": fp})
     fails = soak.check_results(bad, params)
-    assert fails["nan"].tolist() == [True, False, False, False]
-    assert fails["overlap"].tolist() == [False, True, False, False]
-    assert fails["left_on_table"].tolist() == [False, False, True, False]
-    assert fails["next_layout"].tolist() == [False, True, True, False]
+    planted = lambda *rows: [k in rows for k in range(SHOTS)]  # noqa: E731
+    assert fails["nan"].tolist() == planted(0)
+    assert fails["overlap"].tolist() == planted(1)
+    assert fails["left_on_table"].tolist() == planted(2)
+    assert fails["next_layout"].tolist() == planted(1, 2)
     assert not np.any(fails["status"])
     kinds = np.asarray(bad.events.kind)
     assert not np.any(kinds == EventKind.OFF_TABLE)

@@ -12,7 +12,7 @@ from billiards_env.params import replace
 from billiards_env.runner import Runner
 from experiments import soak_games
 
-GAMES = 4
+GAMES = 64  # the batch the environment tests compile their stages for (tests/test_env_support.BATCH)
 SHOTS = 10
 
 
