@@ -61,4 +61,9 @@ def positions_at(result: ShotResult, times: ArrayLike, params: Optional[Params] 
 
     params = default_params() if params is None else params
     times = jnp.atleast_1d(jnp.asarray(times, params.dtype))
-    return _positions_at(result, times, params)
+    # compiled for a power-of-two number of times (the last one repeated), so that replays of
+    # many lengths share a few programs
+    n = times.shape[0]
+    size = 1 << max(n - 1, 1).bit_length()
+    padded = jnp.concatenate([times, jnp.broadcast_to(times[-1:], (size - n,))]) if size > n else times
+    return _positions_at(result, padded, params)[:n]
