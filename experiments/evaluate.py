@@ -292,6 +292,16 @@ def shot_records(part, labels, rows, shot, stepped, planned):
     return records
 
 
+def put_back(states, rows, nxt, active, bar):
+    """The states with the stepped rows put back; rows whose episode ended leave ``active`` (in
+    place) and advance the progress bar."""
+    states = put_rows(states, rows, nxt)
+    done = np.asarray(nxt.done)
+    active[rows[done]] = False
+    bar.update(int(done.sum()))
+    return states
+
+
 # --- innings -----------------------------------------------------------------------------------
 
 def run_innings(player: Player, game, params, n: int, *, start: str = "random", noise: float = DEFAULT_NOISE,
@@ -322,10 +332,7 @@ def run_innings(player: Player, game, params, n: int, *, start: str = "random", 
             successes[row] += records[i]["success"]
         over = np.asarray(nxt.terminated)  # the turn passed or the game ended; truncated: capped
         ended[rows[over]] = np.where(np.asarray(nxt.game.game_over)[over], "game_over", "turn_passed")
-        states = put_rows(states, rows, nxt)
-        done = np.asarray(nxt.done)
-        active[rows[done]] = False
-        bar.update(int(done.sum()))
+        states = put_back(states, rows, nxt, active, bar)
         s += 1
     bar.close()
     inning_rows = [dict(part="inning", agent=player.label, inning=i, start=start, shots=int(states.step_count[i]),
@@ -419,10 +426,7 @@ def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, ma
                                         shots=int(open_shots[row]), points=int(open_points[row]),
                                         net_points=int(open_net[row])))
                 open_points[row], open_net[row], open_shots[row], open_from[row] = 0, 0, 0, s + 1
-        states = put_rows(states, rows, nxt)
-        done = np.asarray(nxt.done)
-        active[rows[done]] = False
-        bar.update(int(done.sum()))
+        states = put_back(states, rows, nxt, active, bar)
         s += 1
     bar.close()
     final = states.game
