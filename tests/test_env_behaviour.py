@@ -17,7 +17,7 @@ from billiards_env import actions, functional, modes, observation
 from billiards_env.params import replace
 from billiards_env.runner import Runner
 from tests.test_rules_support import REFEREE
-from tests.test_env_support import BATCH, fenv, random_actions, runner, tree_equal
+from tests.test_env_support import BATCH, autoreset_step, fenv, random_actions, runner, tree_equal
 
 KEY = jax.random.PRNGKey(11)
 
@@ -450,18 +450,18 @@ def test_step_autoreset_keeps_the_finished_step_and_starts_a_new_episode_under_a
     outcome and observation beside a new episode; vmapped over a sweep of stacked EnvParams."""
     env = fenv("three_cushion")  # "shot" mode: every step ends its episode
     base = env.default_params
-    sweep = [billiards_env.replace(base, noise=jnp.asarray(x, base.noise.dtype)) for x in (0.0, 1.0, 4.0)]
+    sweep = [billiards_env.replace(base, noise=jnp.asarray(x, base.noise.dtype)) for x in (0.0, 1.0, 2.0, 4.0)]
     params = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *sweep)
-    keys = jax.random.split(jax.random.PRNGKey(5), 3)
-    states = jax.vmap(env.init)(keys, params)
-    acts = jnp.tile(jnp.asarray([0.2, 0.1, -1, 0, 0, 0, 0, 0, 0], jnp.float32), (3, 1))
-    following, stepped = jax.jit(jax.vmap(env.step_autoreset))(states, acts, keys, params)
+    keys = jax.random.split(jax.random.PRNGKey(5), 4)
+    states = jax.jit(jax.vmap(env.init))(keys, params)
+    acts = jnp.tile(jnp.asarray([0.2, 0.1, -1, 0, 0, 0, 0, 0, 0], jnp.float32), (4, 1))
+    following, stepped = autoreset_step("three_cushion")(states, acts, keys, params)  # the gymnax test's program
     assert np.all(np.asarray(stepped.terminated)) and not np.any(np.asarray(following.done))
     assert np.all(np.asarray(following.step_count) == 0) and np.all(np.asarray(stepped.step_count) == 1)
     mine = np.asarray(billiards_env.shooter_reward(states, stepped))
     acting = np.asarray(states.current_player)
-    assert np.array_equal(mine, np.asarray(stepped.rewards)[np.arange(3), acting])
-    assert np.array_equal(mine, np.asarray(stepped.outcome.points)[np.arange(3), acting].astype(np.float32))
+    assert np.array_equal(mine, np.asarray(stepped.rewards)[np.arange(4), acting])
+    assert np.array_equal(mine, np.asarray(stepped.outcome.points)[np.arange(4), acting].astype(np.float32))
     played = np.asarray(stepped.shot.phi)  # the noise of the sweep: none, then more and more
     assert played[0] == pytest.approx(float(billiards_env.actions.to_shot(acts[0], base).phi), abs=1e-9)
     assert played[1] != played[0]

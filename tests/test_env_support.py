@@ -27,6 +27,19 @@ def fenv(discipline: str, mode: str = "shot", opponent="random", **values):
     return billiards_env.make_functional(discipline, mode, opponent, **values)
 
 
+@functools.lru_cache(maxsize=None)
+def autoreset_step(discipline: str, mode: str = "shot"):
+    """``jax.jit(jax.vmap(step_autoreset))`` of a discipline's environment, every input batched
+    (params included): one compiled program serves the gymnax loop's reference
+    (tests/test_gymnax.py) and the parameter sweep (tests/test_env_behaviour.py)."""
+    return jax.jit(jax.vmap(fenv(discipline, mode).step_autoreset))
+
+
+def stacked(params, n: int):
+    """``n`` copies of the params along a leading batch axis."""
+    return jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (n,) + jnp.shape(x)), params)
+
+
 def runner(env, batch=None):
     return Runner(env, batch, fused=False, lanes=BATCH)
 

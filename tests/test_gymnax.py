@@ -3,10 +3,10 @@
 every discipline, its rewards the official points of the functional environment stepped on the
 same keys, gymnax's automatic reset, the spaces, and ``make_gymnax``'s names.
 
-Compile time: one program per discipline (the loop and its reference together) on batches of
-``N`` environments, a minute or more each on a loaded 2-core CPU when the compilation cache is
-cold; three-cushion runs in the quick suite, the other six disciplines (the Hungarian game's pin
-among them) are marked slow.
+Compile time: the loop is one program per discipline on batches of ``N`` environments, and its
+reference another (shared with the parameter sweep of tests/test_env_behaviour.py), each half a
+minute or more on a 2-core CPU when the compilation cache is cold; three-cushion runs in the
+quick suite, the other six disciplines (the Hungarian game's pin among them) are marked slow.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import billiards_env
 from billiards_env import actions, observation
 from billiards_env.modes import shooter_reward
 from rules import disciplines
+from tests.test_env_support import autoreset_step, stacked
 
 try:
     import gymnax
@@ -31,8 +32,9 @@ STEPS = 3
 QUICK = ("three_cushion",)
 
 
-def loop(env, fenv):
-    """The compiled gymnax-style loop and, beside it, the functional env stepped on the same keys."""
+def loop(env):
+    """The compiled gymnax-style loop; it returns, per step, what its reference needs: the states
+    it stepped from, the actions and the environments' keys."""
     logged = LogWrapper(env)
 
     @jax.jit
@@ -43,19 +45,15 @@ def loop(env, fenv):
         def body(carry, k):
             obs, state = carry
             k_act, k_env = jax.random.split(k)
-            action = jax.random.uniform(k_act, (N, actions.N_ACTIONS), minval=-1.0, maxval=1.0)
+            action = jax.random.uniform(k_act, (N, actions.N_ACTIONS), jnp.float32, minval=-1.0, maxval=1.0)
             env_keys = jax.random.split(k_env, N)
             obs2, state2, reward, terminated, truncated, info = jax.vmap(
                 logged.step, in_axes=(0, 0, 0, None))(env_keys, state, action, params)
-            # the reference: gymnax's step hands step_env the first half of its key
-            before = state.env_state
-            ref = jax.vmap(fenv.step, in_axes=(0, 0, 0, None))(
-                before, action, jax.vmap(lambda k: jax.random.split(k)[0])(env_keys), params)
             out = dict(obs=obs, reward=reward, terminated=terminated, truncated=truncated,
                        final_obs=info["final_observation"], episode_return=info["returned_episode_returns"],
-                       ref_reward=shooter_reward(before, ref), ref_obs=ref.observation, ref_done=ref.done,
-                       points=info["points"], shooter=before.current_player, next_obs=obs2,
-                       next_step_count=state2.env_state.step_count)
+                       points=info["points"], shooter=state.env_state.current_player, next_obs=obs2,
+                       next_step_count=state2.env_state.step_count, before=state.env_state, action=action,
+                       env_keys=env_keys)
             return (obs2, state2), out
 
         _, out = jax.lax.scan(body, (obs, state), jax.random.split(k_steps, STEPS))
@@ -64,15 +62,32 @@ def loop(env, fenv):
     return run
 
 
+def reference(discipline, mode, out, params):
+    """The functional environment's automatic-reset step on the loop's states, actions and keys
+    (gymnax's step hands step_env and reset_env the two halves of its key, as step_autoreset
+    does), compiled apart from the loop (tests/test_env_support.autoreset_step)."""
+    step = autoreset_step(discipline, mode)
+    rows = []
+    for t in range(STEPS):
+        before = jax.tree_util.tree_map(lambda x, t=t: x[t], out["before"])
+        following, stepped = step(before, out["action"][t], out["env_keys"][t], stacked(params, N))
+        rows.append(dict(reward=shooter_reward(before, stepped), obs=stepped.observation, done=stepped.done,
+                         next_obs=following.observation))
+    return {name: np.stack([np.asarray(r[name]) for r in rows]) for name in rows[0]}
+
+
 def check_discipline(discipline, mode="shot"):
     env, params = billiards_env.make_gymnax(discipline, mode)
-    out = jax.device_get(loop(env, env.functional)(jax.random.PRNGKey(7), params))
+    out = loop(env)(jax.random.PRNGKey(7), params)
+    ref = reference(discipline, mode, out, params)
+    out = jax.device_get({k: v for k, v in out.items() if k != "before"})
     # the rewards are the functional env's on the same keys, and the shooter's official points
-    np.testing.assert_array_equal(out["reward"], out["ref_reward"])
+    np.testing.assert_array_equal(out["reward"], ref["reward"])
     shooter_points = np.take_along_axis(out["points"], out["shooter"][..., None], -1)[..., 0]
     np.testing.assert_array_equal(out["reward"], shooter_points)
-    np.testing.assert_array_equal(out["terminated"] | out["truncated"], out["ref_done"])
-    np.testing.assert_array_equal(out["final_obs"], out["ref_obs"])
+    np.testing.assert_array_equal(out["terminated"] | out["truncated"], ref["done"])
+    np.testing.assert_array_equal(out["final_obs"], ref["obs"])
+    np.testing.assert_array_equal(out["next_obs"], ref["next_obs"])
     # auto-reset: a finished episode restarts (step count 0), and the log returns its points
     done = out["terminated"] | out["truncated"]
     assert np.all(out["next_step_count"][done] == 0)
