@@ -171,15 +171,12 @@ def test_jit_and_no_jit_agree(params):
 
 def test_vmap_agrees_with_single_shots(params):
     rng = np.random.default_rng(11)
-    B = 64  # the batch other tests compile the pool for
+    B = 256  # twice the default lanes, so lanes take new shots; the search tests compile this pool too
     pos = np.stack([random_layout(rng, params) for _ in range(B)])
     shots = [random_shot(rng) for _ in range(B)]
     batch = Shot(*(np.array([getattr(s, f) for s in shots]) for f in ("V0", "phi", "theta", "a", "b")))
     cue = rng.integers(3, size=B)
-    res = physics.simulate_batch(pos, batch, cue, params, lanes=2)  # lanes take new shots
-    again = physics.simulate_batch(pos, batch, cue, params, lanes=B)
-    assert np.array_equal(np.asarray(res.events.kind), np.asarray(again.events.kind))
-    assert np.allclose(res.final_positions, again.final_positions, rtol=1e-9, atol=1e-12)
+    res = jax.device_get(physics.simulate_batch(pos, batch, cue, params))
     for k in range(B):
         one = physics.simulate(pos[k], shots[k], int(cue[k]), params)
         n = int(one.num_events)
