@@ -182,8 +182,11 @@ def test_vmap_agrees_with_single_shots(params):
         n = int(one.num_events)
         assert int(res.num_events[k]) == n
         assert np.array_equal(np.asarray(res.events.kind[k]), np.asarray(one.events.kind))
-        assert np.allclose(res.events.time[k, :n], one.events.time[:n], rtol=1e-12, atol=1e-12)
-        assert np.allclose(res.final_positions[k], one.final_positions, rtol=1e-12, atol=1e-12)
+        # The pool and a single shot are two compiled programs that round a last bit apart, and a
+        # long shot carries that on from event to event: over these 256 shots up to 5e-10 s and
+        # 9e-11 m, at the golden shots' tolerance (1e-9) with room.
+        np.testing.assert_allclose(res.events.time[k, :n], one.events.time[:n], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(res.final_positions[k], one.final_positions, rtol=0, atol=1e-9)
 
 
 def test_same_inputs_same_results(params):
