@@ -382,6 +382,7 @@ def test_shots_with_several_balls_on_the_pin_equal_solving_every_quartic(monkeyp
     assert np.all(np.asarray(packed.status) == 0)
 
 
+@pytest.mark.slow  # float32 with the pin: two programs of its own (the pool and a single shot)
 def test_float32_pin_shots_batch_equals_single():
     params = physics.default_params("hungarian", dtype="float32")
     pos = np.stack([np.asarray(straight_at_pin(params, d)[0]) for d in (0.2, 0.35)]).astype(np.float32)
