@@ -5,6 +5,7 @@ Random three-cushion shots from the starting position (rule C-2.1): V0 in 1-6 m/
 on a disc of radius 0.5 R, any aim. Writes CSV files under the output folder.
 
     python -m experiments.bench_physics --out results/bench
+    python -m experiments.bench_physics --device gpu --dtype float32 --sizes 8192 65536 --out results/bench_gpu
 """
 from __future__ import annotations
 
@@ -103,6 +104,20 @@ def precision_table(n: int, seed: int = 123):
     return rows
 
 
+PLATFORMS = {"cpu": "cpu", "gpu": "cuda"}  # --device -> JAX platform
+
+
+def use_device(ap, device: str):
+    """Run on ``device`` (a key of PLATFORMS) before anything touches a backend; a backend this
+    machine does not have ends the command with a message saying so."""
+    jax.config.update("jax_platforms", PLATFORMS[device])
+    try:
+        jax.devices()
+    except (RuntimeError, AssertionError) as err:  # JAX without the platform's plugin fails an assertion
+        why = str(err) or "JAX found no such backend"
+        ap.error(f"--device {device}: not available here ({why}); gpu needs an NVIDIA GPU and the [cuda] extra")
+
+
 def write_csv(path, rows):
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -116,12 +131,18 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3, help="timed calls per batch size (best kept)")
     ap.add_argument("--pin-batch", type=int, default=1024, help="batch for the pin's cost")
     ap.add_argument("--precision-shots", type=int, default=1024, help="shots for the float32/float64 table")
+    ap.add_argument("--device", choices=tuple(PLATFORMS), default=None,
+                    help="the backend to measure on (default: JAX's own choice; gpu needs the [cuda] extra)")
+    ap.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                    help="dtype of the throughput figures (accelerators run float32 many times faster)")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
+    if args.device is not None:
+        use_device(ap, args.device)
     os.makedirs(args.out, exist_ok=True)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"jax {jax.__version__} on {jax.default_backend()}, float64")
-    params = physics.default_params()
+          f"jax {jax.__version__} on {jax.default_backend()} ({jax.devices()[0].device_kind}), {args.dtype}")
+    params = physics.default_params(dtype=args.dtype)
     rows = []
     for b in args.sizes:
         row = time_batch(params, b, args.repeats)

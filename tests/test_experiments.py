@@ -320,3 +320,19 @@ def test_off_table_prints_its_table_and_refuses_no_shots(capsys):
     assert "log filled" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         off_table.main(["--shots", "0"])
+
+
+def test_the_physics_benchmark_names_a_device_it_cannot_use(monkeypatch, capsys):
+    from experiments import bench_physics
+
+    def no_backend(*_):
+        raise RuntimeError("Unknown backend: 'cuda' requested")
+
+    monkeypatch.setattr(bench_physics.jax.config, "update", lambda *a: None)  # leave this process's backend alone
+    monkeypatch.setattr(bench_physics.jax, "devices", no_backend)
+    with pytest.raises(SystemExit):
+        bench_physics.main(["--device", "gpu"])
+    assert "--device gpu: not available here (Unknown backend" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench_physics.main(["--device", "tpu"])
+    assert "invalid choice: 'tpu'" in capsys.readouterr().err
