@@ -1,6 +1,8 @@
 """Physics benchmark: shots/s and events/s against batch size, compile time, and the float32
 against float64 difference on the same shots.
 
+``--profile N`` adds where the time of one event goes (``physics.profile``).
+
 Random three-cushion shots from the starting position (rule C-2.1): V0 in 1-6 m/s, tip offsets
 on a disc of radius 0.5 R, any aim. Writes CSV files under the output folder.
 
@@ -19,6 +21,8 @@ import jax
 import numpy as np
 
 import physics
+from physics import profile as event_profile
+from physics.simulate import DEFAULT_LANES
 from experiments.layouts import random_shots, starting_position
 
 
@@ -118,6 +122,20 @@ def use_device(ap, device: str):
         ap.error(f"--device {device}: not available here ({why}); gpu needs an NVIDIA GPU and the [cuda] extra")
 
 
+def stage_profile(params, batch: int, seed: int = 3):
+    """physics.profile on ``batch`` random shots: microseconds per event and lane of each stage of
+    the event loop, printed and returned as rows."""
+    pos, shots = batch_inputs(params, random_shots(np.random.default_rng(seed), batch))
+    us = event_profile.profile(pos, shots, params)
+    print(f"one event, {batch} random shots ({us['events']:.1f} events each) on {DEFAULT_LANES} lanes: "
+          f"{us['iteration']:.2f} us per event and lane")
+    rows = []
+    for stage in event_profile.STAGES:
+        rows.append(dict(stage=stage, us_per_event=us[stage], share=us[stage] / us["iteration"]))
+        print(f"  {stage:<8} {us[stage]:7.3f} us  {us[stage] / us['iteration']:6.1%}")
+    return rows
+
+
 def write_csv(path, rows):
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -135,6 +153,8 @@ def main(argv=None):
                     help="the backend to measure on (default: JAX's own choice; gpu needs the [cuda] extra)")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                     help="dtype of the throughput figures (accelerators run float32 many times faster)")
+    ap.add_argument("--profile", type=int, default=0, metavar="BATCH",
+                    help="also time each stage of one event on BATCH random shots (physics.profile)")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
     if args.device is not None:
@@ -160,6 +180,9 @@ def main(argv=None):
           + f"; cost of the pin x{pin_rows[1]['ratio_to_without']:.2f}; pin knocked down in "
           f"{pin_rows[1]['pin_down']:.0%} of the random shots")
     write_csv(os.path.join(args.out, "pin.csv"), pin_rows)
+    if args.profile:
+        stage_rows = stage_profile(params, args.profile)
+        write_csv(os.path.join(args.out, "profile.csv"), stage_rows)
     prec = precision_table(args.precision_shots)
     print("float32 against float64 on the same shots:")
     for r in prec:
