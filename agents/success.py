@@ -36,6 +36,12 @@ from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
 
+FEATURES_VERSION = 1
+"""The version of the success model's input (``pair_features``): raised whenever a feature's
+meaning, order or scaling changes, so that a saved model trained on other inputs is refused."""
+FEATURES = 28  # inputs per (layout, strike) pair
+
+
 # --- canonical frame --------------------------------------------------------------------------
 
 class Frame(NamedTuple):

@@ -35,6 +35,8 @@ import argparse
 import json
 import os
 import pickle
+import shlex
+import sys
 import time
 
 import jax
@@ -47,6 +49,7 @@ import physics
 import rules
 from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states, shooter_points
 from agents.base import index_tree
+from agents.policy import MODELS_DIR, save_model
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
     ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init,
@@ -70,6 +73,14 @@ def data_config(candidates: int, noise: float = 0.0) -> SearchConfig:
 
 # --- generate ---------------------------------------------------------------------------------
 
+def scored_label(values) -> jax.Array:
+    """(S, N) the label of each strike from its values (S, N, T) over T plays: whether it scored
+    (T = 1, bool), or the fraction of plays that scored (T > 1, a soft label in [0, 1] that
+    prefers strikes whose scoring region is wide under the execution noise)."""
+    hits = values > 0
+    return hits[..., 0] if values.shape[-1] == 1 else jnp.mean(hits, -1, dtype=jnp.float32)
+
+
 def generate(args):
     params, game = setting()
     cfg = data_config(args.candidates, args.noise)
@@ -84,15 +95,18 @@ def generate(args):
         else:
             shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
-        values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
-        parts.append(dict(positions=states.positions, cue=states.cue_ball,
-                          shots=shot_array(shots),
-                          scored=values[..., 0] > 0, best=jnp.stack(best, -1)))
+        values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
+                                 args.trials, cfg)
+        parts.append(dict(positions=states.positions, cue=states.cue_ball, shots=shot_array(shots),
+                          scored=scored_label(values), best=jnp.stack(best, -1)))
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
     data["grid"] = np.asarray(args.grid)
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
-    print(f"{data['scored'].size} strikes on {args.layouts} layouts, {data['scored'].mean():.3%} scored")
+    _write_json(args.out, "generate.json", dict(command=args.command, layouts=args.layouts, trials=args.trials,
+                                                noise=args.noise, strikes=int(data["scored"].size)))
+    print(f"{data['scored'].size} strikes ({args.trials} plays each) on {args.layouts} layouts, "
+          f"{data['scored'].mean():.3%} scored")
 
 
 # --- train ------------------------------------------------------------------------------------
@@ -182,19 +196,19 @@ def train(args):
     # (A) the success model
     t0 = time.perf_counter()
     X, y = success_dataset(train_part, params)
-    net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1], args.width, args.width, args.width, 1])
+    net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1]] + [args.width] * args.depth + [1])
 
     def bce(net, x, t):
         return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
 
-    net_a = fit(net_a, bce, (X, y), args.epochs, 1024, 2e-3, args.seed, "success model")
+    net_a = fit(net_a, bce, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
     Xv, yv = success_dataset(val_part, params)
     logits = np.asarray(mlp_apply(net_a, Xv)[:, 0]).reshape(held, -1)
     scored_v = val_part["scored"]
     top = scored_v[np.arange(held), logits.argmax(1)]
-    report["A"] = dict(samples=int(X.shape[0]), positives=float(y.mean()), seconds=time.perf_counter() - t0,
-                       val_loss=float(bce(net_a, Xv, yv)), val_top1_scored=float(top.mean()),
-                       val_any_scored=float(scored_v.any(1).mean()))
+    report["A"] = dict(command=args.command, samples=int(X.shape[0]), positives=float(y.mean()),
+                       seconds=time.perf_counter() - t0, val_loss=float(bce(net_a, Xv, yv)),
+                       val_top1_scored=float(top.mean()), val_any_scored=float(scored_v.any(1).mean()))
     print("A:", report["A"], flush=True)
 
     if grid:  # the cloned search learns from the search's proposal only
@@ -224,8 +238,17 @@ def train(args):
 def _save(out, report, **nets):
     with open(os.path.join(out, "nets.pkl"), "wb") as fh:
         pickle.dump({k: jax.device_get(v) for k, v in nets.items()}, fh)
-    with open(os.path.join(out, "train.json"), "w") as fh:
-        json.dump(report, fh, indent=1)
+    _write_json(out, "train.json", report)
+
+
+def _write_json(out, name, content):
+    with open(os.path.join(out, name), "w") as fh:
+        json.dump(content, fh, indent=1)
+
+
+def _read_json(out, name):
+    with open(os.path.join(out, name)) as fh:
+        return json.load(fh)
 
 
 # --- evaluate ---------------------------------------------------------------------------------
@@ -281,9 +304,27 @@ def evaluate(args):
         json.dump(dict(rows=rows, machine=machine_info()), fh, indent=1)
 
 
+# --- ship -------------------------------------------------------------------------------------
+
+def ship(args):
+    """The success model under ``--out`` as the discipline's shipped policy (``agents.policy``), its
+    sidecar naming the training data and the commands that produced it."""
+    with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
+        net = pickle.load(fh)["success"]
+    made, trained = _read_json(args.out, "generate.json"), _read_json(args.out, "train.json")["A"]
+    with np.load(os.path.join(args.out, "data.npz")) as data:
+        grid = bool(data["grid"])
+    if not grid:
+        raise ValueError(f"the policy ranks the line grid; the data under {args.out} was not generated with --grid")
+    paths = save_model(net, "three_cushion", args.models, training=dict(
+        layouts=made["layouts"], strikes=made["strikes"], plays_per_strike=made["trials"], noise=made["noise"],
+        validation_top1=trained["val_top1_scored"]), commands=[made["command"], trained["command"], args.command])
+    print("wrote", *paths)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("stage", choices=("generate", "train", "evaluate"))
+    ap.add_argument("stage", choices=("generate", "train", "evaluate", "ship"))
     ap.add_argument("--out", default="results/success_model")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--layouts", type=int, default=4096, help="generate: training layouts; evaluate: fresh ones")
@@ -292,14 +333,20 @@ def main(argv=None):
                     help="evaluate: numbers of proposed strikes the success model ranks")
     ap.add_argument("--grid", action="store_true",
                     help="generate, evaluate: the grid of line variations (agents.success.line_grid) as proposal")
+    ap.add_argument("--trials", type=int, default=1,
+                    help="generate: plays of each strike (under --noise); more than 1 gives soft labels")
     ap.add_argument("--noise", type=noise_arg, default=0.0, help="generate, evaluate: " + NOISE_HELP)
     ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
+    ap.add_argument("--lr", type=float, default=2e-3, help="train: the success model's peak learning rate")
+    ap.add_argument("--models", default=MODELS_DIR, help="ship: the folder of the shipped models")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
     ap.add_argument("--search", type=int, default=0, metavar="N",
                     help="evaluate: the search agent too, on the first N layouts (a multiple of 8; slow)")
     args = ap.parse_args(argv)
-    dict(generate=generate, train=train, evaluate=evaluate)[args.stage](args)
+    args.command = "python -m experiments.success_model " + shlex.join(sys.argv[1:] if argv is None else argv)
+    dict(generate=generate, train=train, evaluate=evaluate, ship=ship)[args.stage](args)
 
 
 if __name__ == "__main__":
