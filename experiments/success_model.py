@@ -1,37 +1,52 @@
-"""Learned shot choice without simulation at decision time (three-cushion, exact execution).
+"""Learned shot choice without simulation at decision time (three-cushion).
 
-Three stages, each reading the previous one's files under ``--out``:
+Four stages, each reading the previous one's files under ``--out``:
 
 * ``generate``: random legal layouts (``agents.layouts.random_states``), ``--candidates``
-  strikes each from the search's proposal (``agents.success.proposal``), every strike simulated
-  once and judged by the referee -> ``data.npz`` (layouts, strikes, scored, best lines).
-* ``train``: (A) the success model P(score | layout, strike), an MLP classifier over all
-  samples; (B) a cloned search: for each layout the search's choice among its candidates (the
-  geometric line with most scoring perturbations, corrected by their median offset), learned
-  as a softmax over the layout's lines plus the correction -> ``nets.pkl``.
+  strikes each from the search's proposal (``agents.success.proposal``) or, with ``--grid``, the
+  grid of variations of the best lines (``agents.success.line_grid``); every strike played
+  ``--trials`` times under ``--noise`` and judged by the referee -> ``data.npz`` (layouts,
+  strikes, the label: scored, or with several plays the fraction that scored, best lines).
+* ``train``: (A) the success model P(score | layout, strike), an MLP fitted by binary cross-entropy
+  to the (hard or soft) labels; (B) a cloned search: for each layout the search's choice among
+  its candidates (the geometric line with most scoring perturbations, corrected by their median
+  offset), learned as a softmax over the layout's lines plus the correction -> ``nets.pkl``.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
-  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and seconds per decision
-  -> ``evaluate_noise<scale>.json`` (``--noise``: the execution noise of the played shots).
+  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and
+  milliseconds per decision -> ``evaluate_noise<scale>_x<samples>.json``.
+* ``ship``: the grid success model as the discipline's policy (``agents.policy``, the agent spec
+  ``policy`` of ``experiments.evaluate``), with a sidecar naming the data and the commands.
 
 Deterministic per ``--seed``.
 
-First figures (200 fresh layouts, one shot each, 95 % Wilson intervals; a shared 2-core CPU):
-exact execution: random 3.5 % [1.7, 7.0], geometric 28.0 % [22.2, 34.6], cloned search 15.5 %
-[11.1, 21.2], success model on the search's proposal 20.0 % [15.0, 26.1] (64 or 1024 strikes
-ranked), success model on the line grid (4096 layouts, 540k strikes) 42.5 % [35.9, 49.4]; the
-search scored 24 of the first 24. Standard noise: geometric 16.5 % [12.0, 22.3], grid model
-trained exact 23.5 % [18.2, 29.8], trained on noisy outcomes (2048 layouts) 24.5 % [19.1, 30.9].
+Figures (200 fresh layouts, one shot each, 95 % Wilson intervals; a shared 2-core CPU):
+geometric 28.0 % [22.2, 34.6] exact, 16.5 % [12.0, 22.3] under the standard noise; random 3.5 %;
+the search scored 24 of the first 24 exactly. Success models:
 
-    python -m experiments.success_model generate --grid --layouts 4096 --out results/success
-    python -m experiments.success_model train --epochs 8 --out results/success
-    python -m experiments.success_model evaluate --grid --layouts 200 --out results/success
+    proposal ranked        training data                 exact                noise 1
+    search's (64-1024)     4096 layouts x 64, exact      20.0 % [15.0, 26.1]  -
+    cloned search          4096 layouts x 64, exact      15.5 % [11.1, 21.2]  -
+    line grid              4096 layouts x 132, exact     42.5 % [35.9, 49.4]  23.5 % [18.2, 29.8]
+    line grid              2048 layouts, 1 noisy play    -                    24.5 % [19.1, 30.9]
+    line grid              16384 layouts, exact          62.0 % [55.1, 68.4]  27.0 % [21.3, 33.5]
+    the same, averaged over 16 noise draws (--samples)   -                    26.5 % [20.9, 33.0]
+TABLE_MORE
+DECISION_TIME
+
+    python -m experiments.success_model generate --grid --layouts 16384 --seed 1 --out results/g16k
+    python -m experiments.success_model train --epochs 8 --out results/g16k
+    python -m experiments.success_model evaluate --grid --layouts 200 [--noise 1] --out results/g16k
+    python -m experiments.success_model generate --grid --layouts 4096 --trials 4 --noise 1 --seed 2 \\
+        --out results/n4k                                          # soft labels
+    python -m experiments.success_model ship --out results/g16k    # -> agents/models/three_cushion.*
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import pickle
@@ -90,7 +105,7 @@ def generate(args):
         k = jax.random.fold_in(key, c)
         states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
         if args.grid:
-            best = best_lines(game, states, params, cfg.seeds)
+            best = best_lines(game, states, params, cfg.seeds, args.rolling)
             shots = line_grid(best, params)
         else:
             shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
@@ -104,7 +119,8 @@ def generate(args):
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
     _write_json(args.out, "generate.json", dict(command=args.command, layouts=args.layouts, trials=args.trials,
-                                                noise=args.noise, strikes=int(data["scored"].size)))
+                                                noise=args.noise, rolling=args.rolling,
+                                                strikes=int(data["scored"].size)))
     print(f"{data['scored'].size} strikes ({args.trials} plays each) on {args.layouts} layouts, "
           f"{data['scored'].mean():.3%} scored")
 
@@ -183,10 +199,25 @@ def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc):
     return net
 
 
+def relines(game, data, params, rolling: bool):
+    """(L, k, 4) the data's best lines found again with or without the rolling model: the strikes
+    and their labels stay valid, only the lines the features refer to change."""
+    found = []
+    for i in range(0, len(data["cue"]), CHUNK):
+        states = random_states(game, jax.random.PRNGKey(0), params, len(data["cue"][i:i + CHUNK]))
+        states = dataclasses.replace(states, positions=jnp.asarray(data["positions"][i:i + CHUNK]),
+                                     cue_ball=jnp.asarray(data["cue"][i:i + CHUNK], states.cue_ball.dtype))
+        found.append(np.asarray(jnp.stack(best_lines(game, states, params, SEEDS, rolling), -1)))
+    return np.concatenate(found)
+
+
 def train(args):
     params, game = setting()
-    data = dict(np.load(os.path.join(args.out, "data.npz")))
+    source = args.data or args.out
+    data = dict(np.load(os.path.join(source, "data.npz")))
     grid = bool(data.pop("grid", False))
+    if args.rolling != _read_json(source, "generate.json").get("rolling", True):
+        data["best"] = relines(game, data, params, args.rolling)
     L = len(data["cue"])
     held = int(L * 0.1)  # the last 10 % of layouts: validation
     train_part = {k: v[:L - held] for k, v in data.items()}
@@ -197,6 +228,9 @@ def train(args):
     t0 = time.perf_counter()
     X, y = success_dataset(train_part, params)
     net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1]] + [args.width] * args.depth + [1])
+    if args.init:  # fine-tune another run's success model (e.g. an exact one on soft labels)
+        with open(os.path.join(args.init, "nets.pkl"), "rb") as fh:
+            net_a = pickle.load(fh)["success"]
 
     def bce(net, x, t):
         return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
@@ -206,7 +240,8 @@ def train(args):
     logits = np.asarray(mlp_apply(net_a, Xv)[:, 0]).reshape(held, -1)
     scored_v = val_part["scored"]
     top = scored_v[np.arange(held), logits.argmax(1)]
-    report["A"] = dict(command=args.command, samples=int(X.shape[0]), positives=float(y.mean()),
+    report["A"] = dict(command=args.command, data=source, rolling=args.rolling, init=args.init, samples=int(X.shape[0]),
+                       positives=float(y.mean()),
                        seconds=time.perf_counter() - t0, val_loss=float(bce(net_a, Xv, yv)),
                        val_top1_scored=float(top.mean()), val_any_scored=float(scored_v.any(1).mean()))
     print("A:", report["A"], flush=True)
@@ -277,7 +312,8 @@ def evaluate(args):
     if "cloned" in nets:
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
-        agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True), 8))
+        agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
+                                    rolling=args.rolling), 8))
     else:
         agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS), 8) for c in args.rank]
     if args.search:
@@ -295,12 +331,12 @@ def evaluate(args):
         low, high = wilson(k, n)
         name = agent.name
         if isinstance(agent, SuccessAgent):
-            name = "success-grid" if agent.grid else f"success-{agent.config.candidates}"
+            name = f"success-grid-x{agent.samples}" if agent.grid else f"success-{agent.config.candidates}"
         rows.append(dict(agent=name, shots=n, successes=k, rate=k / n, ci_low=low, ci_high=high,
                          seconds_per_layout=seconds, batch=chunk, noise=args.noise))
         print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]  {seconds * 1e3:.1f} ms per layout "
               f"(batches of {chunk})", flush=True)
-    with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}.json"), "w") as fh:
+    with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}_x{args.samples}.json"), "w") as fh:
         json.dump(dict(rows=rows, machine=machine_info()), fh, indent=1)
 
 
@@ -311,14 +347,24 @@ def ship(args):
     sidecar naming the training data and the commands that produced it."""
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         net = pickle.load(fh)["success"]
-    made, trained = _read_json(args.out, "generate.json"), _read_json(args.out, "train.json")["A"]
-    with np.load(os.path.join(args.out, "data.npz")) as data:
+    trained = _read_json(args.out, "train.json")["A"]
+    source = trained.get("data", args.out)
+    made = _read_json(source, "generate.json")
+    with np.load(os.path.join(source, "data.npz")) as data:
         grid = bool(data["grid"])
     if not grid:
         raise ValueError(f"the policy ranks the line grid; the data under {args.out} was not generated with --grid")
-    paths = save_model(net, "three_cushion", args.models, training=dict(
-        layouts=made["layouts"], strikes=made["strikes"], plays_per_strike=made["trials"], noise=made["noise"],
-        validation_top1=trained["val_top1_scored"]), commands=[made["command"], trained["command"], args.command])
+    runs = [(made, trained)]
+    while runs[0][1].get("init"):  # a fine-tuned model: the runs it started from first
+        init = runs[0][1]["init"]
+        before = _read_json(init, "train.json")["A"]
+        runs.insert(0, (_read_json(before.get("data", init), "generate.json"), before))
+    data = [dict(layouts=m["layouts"], strikes=m["strikes"], plays_per_strike=m["trials"], noise=m["noise"])
+            for m, _ in runs]
+    commands = [c for m, t in runs for c in (m["command"], t["command"])] + [args.command]
+    paths = save_model(net, "three_cushion", args.models, trained.get("rolling", made["rolling"]), made["noise"],
+                       training=dict(layouts=sum(d["layouts"] for d in data), data=data,
+                                     validation_top1=trained["val_top1_scored"]), commands=commands)
     print("wrote", *paths)
 
 
@@ -336,7 +382,14 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=1,
                     help="generate: plays of each strike (under --noise); more than 1 gives soft labels")
     ap.add_argument("--noise", type=noise_arg, default=0.0, help="generate, evaluate: " + NOISE_HELP)
+    ap.add_argument("--no-rolling", dest="rolling", action="store_false",
+                    help="generate, evaluate (--grid): lines without the rolling model of the cue ball's path "
+                         "(agents.geometric.lines_batch; some forty times cheaper to decide)")
+    ap.add_argument("--samples", type=int, default=0,
+                    help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--data", metavar="DIR", help="train: the data under DIR (default: --out)")
+    ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")
     ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
     ap.add_argument("--lr", type=float, default=2e-3, help="train: the success model's peak learning rate")
     ap.add_argument("--models", default=MODELS_DIR, help="ship: the folder of the shipped models")
