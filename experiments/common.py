@@ -11,8 +11,8 @@ Agent specs (``make_agent``)::
     search:candidates=512,trials=4      the same with ``agents.SearchConfig`` fields replaced
     learned:PATH                        ``agents.learned.LearnedAgent.load(PATH)`` (an SB3 .zip), or
                                         ``agents.jax_policy.JaxPolicyAgent.load(PATH)`` (a JAX .npz)
-    policy                              the discipline's shipped success model
-                                        (``agents.policy.PolicyAgent``): no simulation when deciding
+    policy                              the discipline's shipped success model for the evaluation's
+                                        noise (``agents.policy.PolicyAgent``): no simulation
 """
 from __future__ import annotations
 
@@ -223,19 +223,20 @@ def make_agent(spec, noise: float = 0.0, exact=None, noisy=None, discipline: str
             base = exact if exact is not None else SearchAgent().config
         return SearchAgent(parse_config(spec.options, base))
     if spec.kind == "policy":
-        return load_policy(discipline)
+        return load_policy(discipline, noise)
     return load_learned(spec.options)
 
 
-def load_policy(discipline: str | None):
-    """``agents.policy.PolicyAgent`` of the discipline; AgentSpecError naming the disciplines that
-    have a shipped model when this one has none."""
+def load_policy(discipline: str | None, noise: float = 0.0):
+    """``agents.policy.PolicyAgent`` of the discipline for the execution noise ``noise`` (its model
+    for the nearest noise); AgentSpecError naming the disciplines that have a shipped model when
+    this one has none."""
     from agents.policy import PolicyAgent
 
     if discipline is None:
         raise AgentSpecError("the policy agent needs the discipline it plays (make_agent(..., discipline=...))")
     try:
-        return PolicyAgent.for_discipline(discipline)
+        return PolicyAgent.for_discipline(discipline, noise)
     except ValueError as e:
         raise AgentSpecError(f"cannot load the policy: {e}") from None
 
