@@ -234,6 +234,13 @@ class SuccessAgent(Planner):
         self.noise = noise  # the execution noise the choice allows for: the model averaged over
         self.samples = samples  # this many noise draws per strike (0: the strike as it is)
 
+    def budget(self) -> str:
+        """What a decision costs: strikes ranked, none simulated."""
+        seeds = self.config.seeds
+        ranked = seeds * (len(GRID) + 1) if self.grid else self.config.candidates + seeds
+        draws = f" x {self.samples} noise draws" if self.samples > 1 else ""
+        return f"no simulation: {ranked} strikes ranked{draws}"
+
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         if self.grid:  # no random draw: the grid is fixed by the lines
             best = best_lines(rules, states, params, self.config.seeds, self.rolling)

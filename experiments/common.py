@@ -277,6 +277,8 @@ def check_discipline(agent, label: str, discipline: str):
 
 def agent_budget(agent) -> str:
     """A short description of an agent's budget (the search's simulated shots per decision)."""
+    if callable(getattr(agent, "budget", None)):  # planners that describe their own (agents.success)
+        return agent.budget()
     config = getattr(agent, "config", None)
     return config.describe() if config is not None and hasattr(config, "describe") else ""
 

@@ -41,13 +41,13 @@ lines with the rolling model of the cue ball's path, the default; "fast": ``--no
                           (4096 more layouts x 4 noisy plays)
 
 Shipped (``agents.policy``): the fast exact model for exact play (66.5 %), the last row for
-noise (29.5 %; the rolling fine-tuned model's 33.0 % is no significant gain for 3x the time).
+noise (29.5 %; the rolling fine-tuned model's 33.0 % is no significant gain, at 2-3x the time).
 
 Width 256, three hidden layers, 8 epochs (fine-tuning: 4 at 5e-4). Soft labels help under noise
 at equal data: 4096 layouts with soft labels 30.0 % against 23.5 % exact-trained;
 more exact data helps exact play most (4096 -> 16384 layouts: 42.5 -> 62.0 %). Deciding costs
-~40 ms per layout with the rolling lines (their rolling contact model is nearly all of it) and
-~13 ms with the fast ones in batches of 8 on this CPU, the network itself under 1 ms.
+~40 ms per layout with the rolling lines and 13-21 ms with the fast ones (batches of 8 or 16,
+this CPU under load 2-4): the geometric line table is nearly all of it, the network ~0.2 ms.
 
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 3 --out results/f16k
     python -m experiments.success_model train --epochs 8 --no-rolling --out results/f16k
@@ -407,7 +407,7 @@ def main(argv=None):
     ap.add_argument("--noise", type=noise_arg, default=0.0, help="generate, evaluate: " + NOISE_HELP)
     ap.add_argument("--no-rolling", dest="rolling", action="store_false",
                     help="generate, evaluate (--grid): lines without the rolling model of the cue ball's path "
-                         "(agents.geometric.lines_batch; some forty times cheaper to decide)")
+                         "(agents.geometric.lines_batch; about half the time to decide)")
     ap.add_argument("--samples", type=int, default=0,
                     help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)

@@ -14,7 +14,7 @@ import pytest
 from agents.base import index_tree
 from agents.policy import MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, shipped_disciplines
 from agents.success import FEATURES, FEATURES_VERSION, mlp_apply, noise_draws
-from experiments.common import AgentSpecError, make_agent, parse_agent_spec
+from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import scored_label, success_dataset
 from tests.test_agents_support import assert_playable, layouts, setup
 
@@ -101,6 +101,7 @@ def test_the_policy_spec_loads_the_disciplines_model_or_says_which_have_one():
     agent = make_agent("policy", 1.0, discipline="three_cushion")
     assert isinstance(agent, PolicyAgent) and agent.discipline == "three_cushion" and agent.grid
     assert agent.meta["plays_for"] == 1.0 and make_agent("policy", discipline="three_cushion").meta["plays_for"] == 0
+    assert agent_budget(agent) == "no simulation: 144 strikes ranked"  # 12 lines, each as it is and 11 variations
     with pytest.raises(AgentSpecError, match="'hungarian_1000' has no shipped policy model; disciplines with one: "
                                              "three_cushion"):
         make_agent("policy", discipline="hungarian_1000")
