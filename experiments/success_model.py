@@ -41,10 +41,10 @@ lines with the rolling model of the cue ball's path, the default; "fast": ``--no
                           (4096 more layouts x 4 noisy plays)
     grid, fast            that, fine-tuned on 4096 more such layouts    -              29.5 [24, 36]
 
-Shipped (``agents.policy``): the fast exact model for exact play (66.5 %), the one fine-tuned
-on fast soft labels (the row before last) for noise (29.5 %; the rolling fine-tuned model's 33.0 % is no significant gain, at 2-3x the time;
-more soft-label fine-tuning did not move it: the next lever is training on far more soft labels
-from the start rather than fine-tuning an exact model).
+Shipped (``agents.policy``): the fast exact model for exact play (66.5 %) and, for noise, the
+one fine-tuned on fast soft labels (the row before last, 29.5 %; the rolling fine-tuned model's
+33.0 % is no significant gain, at 2-3x the time; a second fine-tuning did not move it: the next
+lever is training on far more soft labels from the start rather than fine-tuning an exact model).
 
 Width 256, three hidden layers, 8 epochs (fine-tuning: 4 at 5e-4). Soft labels help under noise
 at equal data: 4096 layouts with soft labels 30.0 % against 23.5 % exact-trained;
