@@ -41,18 +41,20 @@ def _line_set(table, hungarian, pin_radius, state, params, check_obstacles=True,
     return found, geometry.line_values(table, hungarian, state.positions.dtype)
 
 
-@functools.partial(jax.jit, static_argnames=("cushions", "hungarian"))
-def _lines_batch(cushions, hungarian, pin_radius, states, params):
+@functools.partial(jax.jit, static_argnames=("cushions", "hungarian", "rolling"))
+def _lines_batch(cushions, hungarian, pin_radius, states, params, rolling=True):
     table = geometry.line_table(cushions, hungarian)
-    found, values = jax.vmap(lambda s: _line_set(table, hungarian, pin_radius, s, params))(states)
+    found, values = jax.vmap(lambda s: _line_set(table, hungarian, pin_radius, s, params, rolling=rolling))(states)
     return found, values[0]
 
 
-def lines_batch(rules, states, params):
+def lines_batch(rules, states, params, rolling: bool = True):
     """``line_set`` over a batch of states: (Lines with leaves (S, n_lines), values (n_lines,)).
     Compiled once per kind of line table (not per discipline) and shared by the geometric and
-    the search agents."""
-    return _lines_batch(geometry.line_cushions(rules), rules.is_hungarian, rules.pin_radius, states, params)
+    the search agents. ``rolling=False`` leaves out the rolling model of the cue ball's path
+    after the first contact (``geometry.lines``): cruder aims, in about half the time."""
+    return _lines_batch(geometry.line_cushions(rules), rules.is_hungarian, rules.pin_radius, states, params,
+                        rolling)
 
 
 def pick_line(found, values, state, params):

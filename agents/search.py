@@ -115,10 +115,11 @@ class SearchConfig:
 
 # --- round 1: candidates ---------------------------------------------------------------------
 
-def best_lines(rules: Rules, states: GameState, params: Params, seeds: int):
+def best_lines(rules: Rules, states: GameState, params: Params, seeds: int, rolling: bool = True):
     """The best geometric lines of each state, at most ``seeds`` of them: (score, phi, V0, b),
-    each (S, k); the lines the search's round-1 candidates perturb. No simulation."""
-    found, values = lines_batch(rules, states, params)
+    each (S, k); the lines the search's round-1 candidates perturb. No simulation. ``rolling``:
+    see ``agents.geometric.lines_batch``."""
+    found, values = lines_batch(rules, states, params, rolling)
     return _best_lines(found, values, states, max(1, min(seeds, values.shape[0])))
 
 

@@ -22,18 +22,24 @@ The networks are plain JAX pytrees of (W, b) pairs (``mlp_init``, ``mlp_apply``)
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 import physics
+from physics.execution import perturb, shot_array, shot_from_array
 from physics.params import Params
 from agents import geometry
-from agents.base import Planner, clip_shot
+from agents.base import ExecutionNoise, Planner, clip_shot
 from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
+
+
+FEATURES_VERSION = 1
+"""The version of the success model's input (``pair_features``): raised whenever a feature's
+meaning, order or scaling changes, so that a saved model trained on other inputs is refused."""
+FEATURES = 28  # inputs per (layout, strike) pair
 
 
 # --- canonical frame --------------------------------------------------------------------------
@@ -181,15 +187,31 @@ def seeded_line(cfg: SearchConfig) -> jax.Array:
 
 # --- the success model's player ---------------------------------------------------------------
 
-@functools.partial(jax.jit, static_argnames=("cfg",))
-def _rank(net, states, shots, best, params, cfg: SearchConfig):
+@jax.jit
+def _rank(net, states, shots, best, params, draws):
+    """The strike (fields (S,)) of ``shots`` (S, N) with the highest estimated success: the model's
+    probability averaged over the execution-noise draws ``draws`` (K, 5) added to each strike
+    (None: the strike as it is)."""
     def one(positions, cue, shots_s, best_s):
-        x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(shots_s)
-        return mlp_apply(net, x)[:, 0]
+        n, k = shots_s.V0.shape[0], 1 if draws is None else draws.shape[0]
+        played = shots_s if draws is None else perturb(
+            shot_from_array(jnp.broadcast_to(shot_array(shots_s)[:, None], (n, k, 5))), draws[None], params)
+        flat = jax.tree_util.tree_map(lambda v: v.reshape(n * k), played)
+        x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(flat)
+        return jnp.mean(jax.nn.sigmoid(mlp_apply(net, x)[:, 0]).reshape(n, k), -1)
 
-    logits = jax.vmap(one)(states.positions, states.cue_ball, shots, best)
-    best = jnp.argmax(logits, -1)
+    chance = jax.vmap(one)(states.positions, states.cue_ball, shots, best)
+    best = jnp.argmax(chance, -1)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
+
+
+def noise_draws(params: Params, noise: float, samples: int) -> jax.Array | None:
+    """(K, 5) fixed execution-noise offsets (scale ``noise``) in antithetic pairs, K = 2 * (samples // 2);
+    None without noise or samples (the strikes are ranked as they are)."""
+    if noise <= 0 or samples < 2:
+        return None
+    z = jax.random.normal(jax.random.PRNGKey(0), (samples // 2, 5), params.dtype)
+    return jnp.concatenate([z, -z]) * ExecutionNoise(scale=noise).std(params)
 
 
 def with_lines(shots: physics.Shot, best) -> physics.Shot:
@@ -203,18 +225,30 @@ class SuccessAgent(Planner):
 
     name = "success"
 
-    def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False):
+    def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False, noise: float = 0.0,
+                 samples: int = 0, rolling: bool = True):
         self.net = net
         self.grid = grid  # rank the grid of line variations (``line_grid``) instead of the search's proposal
+        self.rolling = rolling  # grid: lines with the rolling model (``agents.geometric.lines_batch``)
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
+        self.noise = noise  # the execution noise the choice allows for: the model averaged over
+        self.samples = samples  # this many noise draws per strike (0: the strike as it is)
+
+    def budget(self) -> str:
+        """What a decision costs: strikes ranked, none simulated."""
+        seeds = self.config.seeds
+        ranked = seeds * (len(GRID) + 1) if self.grid else self.config.candidates + seeds
+        draws = f" x {self.samples} noise draws" if self.samples > 1 else ""
+        return f"no simulation: {ranked} strikes ranked{draws}"
 
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         if self.grid:  # no random draw: the grid is fixed by the lines
-            best = best_lines(rules, states, params, self.config.seeds)
+            best = best_lines(rules, states, params, self.config.seeds, self.rolling)
             shots = line_grid(best, params)
         else:
             shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
-        return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, self.config), params)
+        draws = noise_draws(params, self.noise, self.samples)
+        return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, draws), params)
 
 
 # --- behaviour cloning over the geometric lines -------------------------------------------------

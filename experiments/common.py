@@ -11,6 +11,8 @@ Agent specs (``make_agent``)::
     search:candidates=512,trials=4      the same with ``agents.SearchConfig`` fields replaced
     learned:PATH                        ``agents.learned.LearnedAgent.load(PATH)`` (an SB3 .zip), or
                                         ``agents.jax_policy.JaxPolicyAgent.load(PATH)`` (a JAX .npz)
+    policy                              the discipline's shipped success model for the evaluation's
+                                        noise (``agents.policy.PolicyAgent``): no simulation
 """
 from __future__ import annotations
 
@@ -31,9 +33,9 @@ import rules
 from agents import GeometricAgent, RandomAgent, SearchAgent, SearchConfig
 from agents.base import NOISE_PROFILES, noise_scale
 
-AGENT_KINDS = ("random", "geometric", "search", "learned")
+AGENT_KINDS = ("random", "geometric", "search", "learned", "policy")
 SPEC_HELP = ("agent specs: random, geometric, search, search:OPTION=VALUE,... (agents.SearchConfig "
-             "fields, e.g. search:candidates=512,trials=4), learned:PATH")
+             "fields, e.g. search:candidates=512,trials=4), learned:PATH, policy")
 RANDOM_OPTIONS = ("v_min", "v_max", "max_offset")
 
 
@@ -189,8 +191,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if not rest.strip():
             raise AgentSpecError(f"learned agents need a path: learned:PATH, got {text!r}")
         return AgentSpec(kind, rest.strip(), text)
-    if kind == "geometric" and rest.strip():
-        raise AgentSpecError(f"the geometric agent takes no options, got {text!r}")
+    if kind in ("geometric", "policy") and rest.strip():
+        raise AgentSpecError(f"the {kind} agent takes no options, got {text!r}")
     # Check the options now, so that a bad spec fails before any work.
     if kind == "random":
         _options(rest, {n: float for n in RANDOM_OPTIONS}, "random")
@@ -199,11 +201,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
     return AgentSpec(kind, rest.strip(), text)
 
 
-def make_agent(spec, noise: float = 0.0, exact=None, noisy=None):
+def make_agent(spec, noise: float = 0.0, exact=None, noisy=None, discipline: str | None = None):
     """A planner for an agent spec (a string or ``AgentSpec``), for play under execution noise of
     scale ``noise``: the search plans for exact execution without noise (base config ``exact``,
     default ``SearchAgent().config``) and for that noise with it (``noisy``, default
-    ``SearchAgent.for_noise(noise).config``); the spec's options are applied on top."""
+    ``SearchAgent.for_noise(noise).config``); the spec's options are applied on top. ``policy``
+    loads the shipped model of ``discipline``."""
     spec = parse_agent_spec(spec) if isinstance(spec, str) else spec
     if spec.kind == "random":
         options = _options(spec.options, {n: float for n in RANDOM_OPTIONS}, "random")
@@ -219,7 +222,23 @@ def make_agent(spec, noise: float = 0.0, exact=None, noisy=None):
         else:
             base = exact if exact is not None else SearchAgent().config
         return SearchAgent(parse_config(spec.options, base))
+    if spec.kind == "policy":
+        return load_policy(discipline, noise)
     return load_learned(spec.options)
+
+
+def load_policy(discipline: str | None, noise: float = 0.0):
+    """``agents.policy.PolicyAgent`` of the discipline for the execution noise ``noise`` (its model
+    for the nearest noise); AgentSpecError naming the disciplines that have a shipped model when
+    this one has none."""
+    from agents.policy import PolicyAgent
+
+    if discipline is None:
+        raise AgentSpecError("the policy agent needs the discipline it plays (make_agent(..., discipline=...))")
+    try:
+        return PolicyAgent.for_discipline(discipline, noise)
+    except ValueError as e:
+        raise AgentSpecError(f"cannot load the policy: {e}") from None
 
 
 def load_learned(path: str):
@@ -258,6 +277,8 @@ def check_discipline(agent, label: str, discipline: str):
 
 def agent_budget(agent) -> str:
     """A short description of an agent's budget (the search's simulated shots per decision)."""
+    if callable(getattr(agent, "budget", None)):  # planners that describe their own (agents.success)
+        return agent.budget()
     config = getattr(agent, "config", None)
     return config.describe() if config is not None and hasattr(config, "describe") else ""
 

@@ -68,6 +68,7 @@ import rules as rules_lib
 from agents import ExecutionNoise, GeometricAgent, SearchAgent
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
+from agents.success import SuccessAgent
 from billiards_env import modes
 from billiards_env.actions import from_shot
 from billiards_env.functional import FunctionalEnv
@@ -144,12 +145,12 @@ def first_states(game, params, n: int, start: str, keys, breakers=None):
 
 def plan_chunk(agent, batch: int, search_shots: int = SEARCH_SHOTS) -> int:
     """States per planning call: the search as many as ``search_shots`` simulated shots allow,
-    the geometric agent ``GEOMETRIC_CHUNK``, the others a whole batch."""
+    the geometric agent and the success model (the policy) ``GEOMETRIC_CHUNK``, the others a whole batch."""
     if isinstance(agent, SearchAgent):
         cfg = agent.config
         per_state = max(cfg.candidates * cfg.trials, cfg.refine_parents * cfg.refine_children * cfg.round2_trials)
         return max(1, min(batch, search_shots // per_state))
-    if isinstance(agent, GeometricAgent):
+    if isinstance(agent, (GeometricAgent, SuccessAgent)):  # both build the geometric line tables
         return min(batch, GEOMETRIC_CHUNK)
     return batch
 
@@ -200,8 +201,9 @@ class Player:
                     first_call_seconds=self.first_call_seconds, budget=agent_budget(self.agent))
 
 
-def make_player(spec: str, noise: float, batch: int = BATCH, search_shots: int = SEARCH_SHOTS) -> Player:
-    agent = make_agent(spec, noise)
+def make_player(spec: str, noise: float, batch: int = BATCH, search_shots: int = SEARCH_SHOTS,
+                discipline: str | None = None) -> Player:
+    agent = make_agent(spec, noise, discipline=discipline)
     return Player(parse_agent_spec(spec).text, agent, plan_chunk(agent, batch, search_shots))
 
 
@@ -620,7 +622,7 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
     def player(spec):
         label = parse_agent_spec(spec).text
         if label not in players:
-            players[label] = make_player(spec, noise, batch, search_shots)
+            players[label] = make_player(spec, noise, batch, search_shots, discipline)
         check_discipline(players[label].agent, label, discipline)
         return players[label]
 

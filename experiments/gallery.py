@@ -103,7 +103,7 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
     players = {} if players is None else players
     label = parse_agent_spec(spec).text
     if label not in players:
-        players[label] = ev.make_player(spec, noise, batch, search_shots)
+        players[label] = ev.make_player(spec, noise, batch, search_shots, discipline)
     player = players[label]
     check_discipline(player.agent, label, discipline)
     names = ball_names(game)

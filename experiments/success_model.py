@@ -1,40 +1,82 @@
-"""Learned shot choice without simulation at decision time (three-cushion, exact execution).
+"""Learned shot choice without simulation at decision time (three-cushion).
 
-Three stages, each reading the previous one's files under ``--out``:
+Four stages, each reading the previous one's files under ``--out``:
 
 * ``generate``: random legal layouts (``agents.layouts.random_states``), ``--candidates``
-  strikes each from the search's proposal (``agents.success.proposal``), every strike simulated
-  once and judged by the referee -> ``data.npz`` (layouts, strikes, scored, best lines).
-* ``train``: (A) the success model P(score | layout, strike), an MLP classifier over all
-  samples; (B) a cloned search: for each layout the search's choice among its candidates (the
-  geometric line with most scoring perturbations, corrected by their median offset), learned
-  as a softmax over the layout's lines plus the correction -> ``nets.pkl``.
+  strikes each from the search's proposal (``agents.success.proposal``) or, with ``--grid``, the
+  grid of variations of the best lines (``agents.success.line_grid``); every strike played
+  ``--trials`` times under ``--noise`` and judged by the referee -> ``data.npz`` (layouts,
+  strikes, the label: scored, or with several plays the fraction that scored, best lines).
+* ``train``: (A) the success model P(score | layout, strike), an MLP fitted by binary cross-entropy
+  to the (hard or soft) labels; (B) a cloned search: for each layout the search's choice among
+  its candidates (the geometric line with most scoring perturbations, corrected by their median
+  offset), learned as a softmax over the layout's lines plus the correction -> ``nets.pkl``.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
-  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and seconds per decision
-  -> ``evaluate_noise<scale>.json`` (``--noise``: the execution noise of the played shots).
+  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and
+  milliseconds per decision -> ``evaluate_noise<scale>_x<samples>.json``.
+* ``ship``: the grid success model as the discipline's policy (``agents.policy``, the agent spec
+  ``policy`` of ``experiments.evaluate``), with a sidecar naming the data and the commands.
 
 Deterministic per ``--seed``.
 
-First figures (200 fresh layouts, one shot each, 95 % Wilson intervals; a shared 2-core CPU):
-exact execution: random 3.5 % [1.7, 7.0], geometric 28.0 % [22.2, 34.6], cloned search 15.5 %
-[11.1, 21.2], success model on the search's proposal 20.0 % [15.0, 26.1] (64 or 1024 strikes
-ranked), success model on the line grid (4096 layouts, 540k strikes) 42.5 % [35.9, 49.4]; the
-search scored 24 of the first 24. Standard noise: geometric 16.5 % [12.0, 22.3], grid model
-trained exact 23.5 % [18.2, 29.8], trained on noisy outcomes (2048 layouts) 24.5 % [19.1, 30.9].
+Figures (200 fresh layouts, the same for every row, one shot each, 95 % Wilson intervals; a
+shared 2-core CPU): geometric 28.0 % [22.2, 34.6] exact, 16.5 % [12.0, 22.3] under the standard
+noise; random 3.5 %; the search scored 24 of the first 24 exactly. Success models ("rolling":
+lines with the rolling model of the cue ball's path, the default; "fast": ``--no-rolling``):
 
-    python -m experiments.success_model generate --grid --layouts 4096 --out results/success
-    python -m experiments.success_model train --epochs 8 --out results/success
-    python -m experiments.success_model evaluate --grid --layouts 200 --out results/success
+    proposal ranked       training data                                exact         noise 1
+    search's (64-1024)    4096 layouts x 64 strikes, exact             20.0 [15, 26]  -
+    cloned search         4096 layouts x 64 strikes, exact             15.5 [11, 21]  -
+    grid, rolling         4096 layouts x 132 strikes, exact            42.5 [36, 49]  23.5 [18, 30]
+    grid, rolling         2048 layouts, 1 noisy play                   -              24.5 [19, 31]
+    grid, rolling         16384 layouts, exact                         62.0 [55, 68]  27.0 [21, 34]
+      the same, averaged over 16 noise draws per strike (--samples)    -              26.5 [21, 33]
+    grid, rolling         4096 layouts, soft labels (4 noisy plays)    32.0 [26, 39]  30.0 [24, 37]
+    grid, rolling         16384 exact, fine-tuned on those soft labels 46.5 [40, 53]  33.0 [27, 40]
+    grid, fast            16384 layouts, exact                         66.5 [60, 73]  25.0 [20, 31]
+    grid, fast            the same fine-tuned on the rolling soft      44.0 [37, 51]  27.0 [21, 34]
+                          labels (lines found again, ``relines``)
+    grid, fast            that, fine-tuned on fast soft labels          -              29.5 [24, 36]
+                          (4096 more layouts x 4 noisy plays)
+    grid, fast            that, fine-tuned on 4096 more such layouts    -              29.5 [24, 36]
+
+Shipped (``agents.policy``): the fast exact model for exact play (66.5 %) and, for noise, the
+one fine-tuned on fast soft labels (the row before last, 29.5 %; the rolling fine-tuned model's
+33.0 % is no significant gain, at 2-3x the time; a second fine-tuning did not move it: the next
+lever is training on far more soft labels from the start rather than fine-tuning an exact model).
+
+Width 256, three hidden layers, 8 epochs (fine-tuning: 4 at 5e-4). Soft labels help under noise
+at equal data: 4096 layouts with soft labels 30.0 % against 23.5 % exact-trained;
+more exact data helps exact play most (4096 -> 16384 layouts: 42.5 -> 62.0 %). Deciding costs
+~40 ms per layout with the rolling lines and 13-21 ms with the fast ones (batches of 8 or 16,
+this CPU under load 2-4): the geometric line table is nearly all of it, the network ~0.2 ms.
+
+    python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 3 --out results/f16k
+    python -m experiments.success_model train --epochs 8 --no-rolling --out results/f16k
+    python -m experiments.success_model evaluate --grid --no-rolling --layouts 200 [--noise 1] --out results/f16k
+    python -m experiments.success_model ship --out results/f16k     # -> agents/models/three_cushion.*
+    python -m experiments.success_model generate --grid --layouts 4096 --trials 4 --noise 1 --seed 2 \\
+        --out results/n4k                                           # soft labels (rolling lines)
+    python -m experiments.success_model train --epochs 4 --lr 5e-4 --no-rolling --data results/n4k \\
+        --init results/f16k --out results/fft
+    python -m experiments.success_model generate --grid --no-rolling --layouts 4096 --trials 4 --noise 1 \\
+        --seed 4 --out results/fn4k
+    python -m experiments.success_model train --epochs 4 --lr 5e-4 --no-rolling --data results/fn4k \\
+        --init results/fft --out results/fft2
+    python -m experiments.success_model ship --out results/fft2     # -> agents/models/three_cushion_noise1.*
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import pickle
+import shlex
+import sys
 import time
 
 import jax
@@ -47,6 +89,7 @@ import physics
 import rules
 from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states, shooter_points
 from agents.base import index_tree
+from agents.policy import MODELS_DIR, save_model
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
     ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init,
@@ -70,6 +113,14 @@ def data_config(candidates: int, noise: float = 0.0) -> SearchConfig:
 
 # --- generate ---------------------------------------------------------------------------------
 
+def scored_label(values) -> jax.Array:
+    """(S, N) the label of each strike from its values (S, N, T) over T plays: whether it scored
+    (T = 1, bool), or the fraction of plays that scored (T > 1, a soft label in [0, 1] that
+    prefers strikes whose scoring region is wide under the execution noise)."""
+    hits = values > 0
+    return hits[..., 0] if values.shape[-1] == 1 else jnp.mean(hits, -1, dtype=jnp.float32)
+
+
 def generate(args):
     params, game = setting()
     cfg = data_config(args.candidates, args.noise)
@@ -79,20 +130,24 @@ def generate(args):
         k = jax.random.fold_in(key, c)
         states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
         if args.grid:
-            best = best_lines(game, states, params, cfg.seeds)
+            best = best_lines(game, states, params, cfg.seeds, args.rolling)
             shots = line_grid(best, params)
         else:
             shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
-        values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK), 1, cfg)
-        parts.append(dict(positions=states.positions, cue=states.cue_ball,
-                          shots=shot_array(shots),
-                          scored=values[..., 0] > 0, best=jnp.stack(best, -1)))
+        values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
+                                 args.trials, cfg)
+        parts.append(dict(positions=states.positions, cue=states.cue_ball, shots=shot_array(shots),
+                          scored=scored_label(values), best=jnp.stack(best, -1)))
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
     data["grid"] = np.asarray(args.grid)
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
-    print(f"{data['scored'].size} strikes on {args.layouts} layouts, {data['scored'].mean():.3%} scored")
+    _write_json(args.out, "generate.json", dict(command=args.command, layouts=args.layouts, trials=args.trials,
+                                                noise=args.noise, rolling=args.rolling,
+                                                strikes=int(data["scored"].size)))
+    print(f"{data['scored'].size} strikes ({args.trials} plays each) on {args.layouts} layouts, "
+          f"{data['scored'].mean():.3%} scored")
 
 
 # --- train ------------------------------------------------------------------------------------
@@ -169,10 +224,25 @@ def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc):
     return net
 
 
+def relines(game, data, params, rolling: bool):
+    """(L, k, 4) the data's best lines found again with or without the rolling model: the strikes
+    and their labels stay valid, only the lines the features refer to change."""
+    found = []
+    for i in range(0, len(data["cue"]), CHUNK):
+        states = random_states(game, jax.random.PRNGKey(0), params, len(data["cue"][i:i + CHUNK]))
+        states = dataclasses.replace(states, positions=jnp.asarray(data["positions"][i:i + CHUNK]),
+                                     cue_ball=jnp.asarray(data["cue"][i:i + CHUNK], states.cue_ball.dtype))
+        found.append(np.asarray(jnp.stack(best_lines(game, states, params, SEEDS, rolling), -1)))
+    return np.concatenate(found)
+
+
 def train(args):
     params, game = setting()
-    data = dict(np.load(os.path.join(args.out, "data.npz")))
+    source = args.data or args.out
+    data = dict(np.load(os.path.join(source, "data.npz")))
     grid = bool(data.pop("grid", False))
+    if args.rolling != _read_json(source, "generate.json").get("rolling", True):
+        data["best"] = relines(game, data, params, args.rolling)
     L = len(data["cue"])
     held = int(L * 0.1)  # the last 10 % of layouts: validation
     train_part = {k: v[:L - held] for k, v in data.items()}
@@ -182,19 +252,23 @@ def train(args):
     # (A) the success model
     t0 = time.perf_counter()
     X, y = success_dataset(train_part, params)
-    net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1], args.width, args.width, args.width, 1])
+    net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1]] + [args.width] * args.depth + [1])
+    if args.init:  # fine-tune another run's success model (e.g. an exact one on soft labels)
+        with open(os.path.join(args.init, "nets.pkl"), "rb") as fh:
+            net_a = pickle.load(fh)["success"]
 
     def bce(net, x, t):
         return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
 
-    net_a = fit(net_a, bce, (X, y), args.epochs, 1024, 2e-3, args.seed, "success model")
+    net_a = fit(net_a, bce, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
     Xv, yv = success_dataset(val_part, params)
     logits = np.asarray(mlp_apply(net_a, Xv)[:, 0]).reshape(held, -1)
     scored_v = val_part["scored"]
     top = scored_v[np.arange(held), logits.argmax(1)]
-    report["A"] = dict(samples=int(X.shape[0]), positives=float(y.mean()), seconds=time.perf_counter() - t0,
-                       val_loss=float(bce(net_a, Xv, yv)), val_top1_scored=float(top.mean()),
-                       val_any_scored=float(scored_v.any(1).mean()))
+    report["A"] = dict(command=args.command, data=source, rolling=args.rolling, init=args.init, samples=int(X.shape[0]),
+                       positives=float(y.mean()),
+                       seconds=time.perf_counter() - t0, val_loss=float(bce(net_a, Xv, yv)),
+                       val_top1_scored=float(top.mean()), val_any_scored=float(scored_v.any(1).mean()))
     print("A:", report["A"], flush=True)
 
     if grid:  # the cloned search learns from the search's proposal only
@@ -222,10 +296,20 @@ def train(args):
 
 
 def _save(out, report, **nets):
+    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "nets.pkl"), "wb") as fh:
         pickle.dump({k: jax.device_get(v) for k, v in nets.items()}, fh)
-    with open(os.path.join(out, "train.json"), "w") as fh:
-        json.dump(report, fh, indent=1)
+    _write_json(out, "train.json", report)
+
+
+def _write_json(out, name, content):
+    with open(os.path.join(out, name), "w") as fh:
+        json.dump(content, fh, indent=1)
+
+
+def _read_json(out, name):
+    with open(os.path.join(out, name)) as fh:
+        return json.load(fh)
 
 
 # --- evaluate ---------------------------------------------------------------------------------
@@ -254,7 +338,8 @@ def evaluate(args):
     if "cloned" in nets:
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
-        agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True), 8))
+        agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
+                                    rolling=args.rolling), 8))
     else:
         agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS), 8) for c in args.rank]
     if args.search:
@@ -272,18 +357,46 @@ def evaluate(args):
         low, high = wilson(k, n)
         name = agent.name
         if isinstance(agent, SuccessAgent):
-            name = "success-grid" if agent.grid else f"success-{agent.config.candidates}"
+            name = f"success-grid-x{agent.samples}" if agent.grid else f"success-{agent.config.candidates}"
         rows.append(dict(agent=name, shots=n, successes=k, rate=k / n, ci_low=low, ci_high=high,
                          seconds_per_layout=seconds, batch=chunk, noise=args.noise))
         print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]  {seconds * 1e3:.1f} ms per layout "
               f"(batches of {chunk})", flush=True)
-    with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}.json"), "w") as fh:
+    with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}_x{args.samples}.json"), "w") as fh:
         json.dump(dict(rows=rows, machine=machine_info()), fh, indent=1)
+
+
+# --- ship -------------------------------------------------------------------------------------
+
+def ship(args):
+    """The success model under ``--out`` as the discipline's shipped policy (``agents.policy``), its
+    sidecar naming the training data and the commands that produced it."""
+    with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
+        net = pickle.load(fh)["success"]
+    trained = _read_json(args.out, "train.json")["A"]
+    source = trained.get("data", args.out)
+    made = _read_json(source, "generate.json")
+    with np.load(os.path.join(source, "data.npz")) as data:
+        grid = bool(data["grid"])
+    if not grid:
+        raise ValueError(f"the policy ranks the line grid; the data under {args.out} was not generated with --grid")
+    runs = [(made, trained)]
+    while runs[0][1].get("init"):  # a fine-tuned model: the runs it started from first
+        init = runs[0][1]["init"]
+        before = _read_json(init, "train.json")["A"]
+        runs.insert(0, (_read_json(before.get("data", init), "generate.json"), before))
+    data = [dict(layouts=m["layouts"], strikes=m["strikes"], plays_per_strike=m["trials"], noise=m["noise"])
+            for m, _ in runs]
+    commands = [c for m, t in runs for c in (m["command"], t["command"])] + [args.command]
+    paths = save_model(net, "three_cushion", args.models, trained.get("rolling", made["rolling"]), made["noise"],
+                       training=dict(layouts=sum(d["layouts"] for d in data), data=data,
+                                     validation_top1=trained["val_top1_scored"]), commands=commands)
+    print("wrote", *paths)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("stage", choices=("generate", "train", "evaluate"))
+    ap.add_argument("stage", choices=("generate", "train", "evaluate", "ship"))
     ap.add_argument("--out", default="results/success_model")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--layouts", type=int, default=4096, help="generate: training layouts; evaluate: fresh ones")
@@ -292,14 +405,27 @@ def main(argv=None):
                     help="evaluate: numbers of proposed strikes the success model ranks")
     ap.add_argument("--grid", action="store_true",
                     help="generate, evaluate: the grid of line variations (agents.success.line_grid) as proposal")
+    ap.add_argument("--trials", type=int, default=1,
+                    help="generate: plays of each strike (under --noise); more than 1 gives soft labels")
     ap.add_argument("--noise", type=noise_arg, default=0.0, help="generate, evaluate: " + NOISE_HELP)
+    ap.add_argument("--no-rolling", dest="rolling", action="store_false",
+                    help="generate, evaluate (--grid): lines without the rolling model of the cue ball's path "
+                         "(agents.geometric.lines_batch; about half the time to decide)")
+    ap.add_argument("--samples", type=int, default=0,
+                    help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--data", metavar="DIR", help="train: the data under DIR (default: --out)")
+    ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")
+    ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
+    ap.add_argument("--lr", type=float, default=2e-3, help="train: the success model's peak learning rate")
+    ap.add_argument("--models", default=MODELS_DIR, help="ship: the folder of the shipped models")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
     ap.add_argument("--search", type=int, default=0, metavar="N",
                     help="evaluate: the search agent too, on the first N layouts (a multiple of 8; slow)")
     args = ap.parse_args(argv)
-    dict(generate=generate, train=train, evaluate=evaluate)[args.stage](args)
+    args.command = "python -m experiments.success_model " + shlex.join(sys.argv[1:] if argv is None else argv)
+    dict(generate=generate, train=train, evaluate=evaluate, ship=ship)[args.stage](args)
 
 
 if __name__ == "__main__":

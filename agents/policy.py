@@ -1,0 +1,136 @@
+"""The shipped shot policies: a trained success model per discipline, played without simulating.
+
+``PolicyAgent.for_discipline(name, noise)`` loads ``agents/models/<name>.npz`` (the MLP's layers,
+for exact play) or, under execution noise, the model trained for the nearest noise scale
+(``<name>_noise1.npz``: trained on the fraction of noisy plays that scored), with its sidecar
+(``.json``: format, version, the feature version of ``agents.success``, the discipline, the noise
+it plays for, the proposal it ranks, the training data and the commands that produced it), and
+plays the line-grid strike the model rates most likely to score (``agents.success.SuccessAgent``
+with ``grid=True``): the best geometric lines, a fixed grid of their variations and one forward
+pass of the network, no physics. A file whose feature version, discipline or proposal differs
+from this build's is refused with a ValueError saying what differs.
+
+    agent = PolicyAgent.for_discipline("three_cushion")
+    shots = agent.plan_batch(rules, states, params, keys)
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from agents.learned import read_sidecar
+from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent
+
+SIDECAR_FORMAT = "carom-billiards success model"
+SIDECAR_VERSION = 1
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+SEEDS = 12  # best geometric lines the grid varies (the proposal the shipped models were trained on)
+
+
+def proposal_entry(rolling: bool, seeds: int = SEEDS) -> dict:
+    """The sidecar's description of the strikes a model ranks (compared on load): the grid of
+    ``seeds`` best lines, found with or without the rolling model (``agents.geometric.lines_batch``)."""
+    return dict(kind="line_grid", seeds=seeds, grid=[list(g) for g in GRID], rolling=bool(rolling))
+
+
+def model_paths(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0) -> tuple[str, str]:
+    """(the layers' .npz, the .json sidecar) of a discipline's model for execution noise of scale
+    ``noise`` in ``folder``: ``<discipline>.*`` for exact play, ``<discipline>_noise<scale>.*``."""
+    name = discipline if noise == 0 else f"{discipline}_noise{noise:g}"
+    return os.path.join(folder, f"{name}.npz"), os.path.join(folder, f"{name}.json")
+
+
+def _exists(paths) -> bool:
+    return all(os.path.isfile(p) for p in paths)
+
+
+def shipped_disciplines(folder: str = MODELS_DIR) -> tuple[str, ...]:
+    """The disciplines with a model for exact play (both files) in ``folder``, sorted."""
+    if not os.path.isdir(folder):
+        return ()
+    names = (f[:-5] for f in os.listdir(folder) if f.endswith(".json") and "_noise" not in f)
+    return tuple(sorted(n for n in names if _exists(model_paths(n, folder))))
+
+
+def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ...]:
+    """The execution-noise scales the discipline has models for (0: exact play), sorted."""
+    prefix = f"{discipline}_noise"
+    scales = [0.0] if _exists(model_paths(discipline, folder)) else []
+    for f in os.listdir(folder) if os.path.isdir(folder) else ():
+        if f.startswith(prefix) and f.endswith(".json"):
+            try:
+                scale = float(f[len(prefix):-5])
+            except ValueError:
+                continue
+            if scale > 0 and _exists(model_paths(discipline, folder, scale)):
+                scales.append(scale)
+    return tuple(sorted(scales))
+
+
+def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, **meta) -> tuple[str, str]:
+    """Write ``net`` ([(W, b), ...]) ranking the grid of lines found with or without ``rolling``,
+    for play under execution noise of scale ``noise``, and its sidecar (``meta``: training data,
+    commands, figures)."""
+    npz_path, json_path = model_paths(discipline, folder, noise)
+    os.makedirs(folder, exist_ok=True)
+    arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
+                              for i, layer in enumerate(net) for name, a in zip("Wb", layer)}
+    with open(npz_path, "wb") as f:
+        np.savez(f, **arrays)
+    sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=FEATURES_VERSION, inputs=FEATURES,
+                   discipline=discipline, plays_for=float(noise), proposal=proposal_entry(rolling),
+                   sizes=[int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net], **meta)
+    with open(json_path, "w", encoding="utf-8") as f:
+        json.dump(sidecar, f, indent=1)
+    return npz_path, json_path
+
+
+def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
+    """(net, sidecar) of a discipline's model for the execution noise nearest ``noise`` among
+    those it has; ValueError if it has none (naming the disciplines that have one) or if the
+    sidecar does not match this build."""
+    scales = noise_variants(discipline, folder)
+    if 0.0 not in scales:
+        have = ", ".join(shipped_disciplines(folder)) or "none"
+        raise ValueError(f"discipline {discipline!r} has no shipped policy model; disciplines with one: {have}")
+    scale = min(scales, key=lambda s: (abs(s - noise), s))
+    npz_path, json_path = model_paths(discipline, folder, scale)
+    meta = read_sidecar("success model", (npz_path, "layers", "a model is a .npz"), json_path, SIDECAR_FORMAT,
+                        SIDECAR_VERSION)
+    rolling = meta.get("proposal", {}).get("rolling") if isinstance(meta.get("proposal"), dict) else None
+    expected = dict(features=FEATURES_VERSION, inputs=FEATURES, discipline=discipline, plays_for=scale,
+                    proposal=proposal_entry(rolling if isinstance(rolling, bool) else True))
+    for key, value in expected.items():
+        if meta.get(key) != value:
+            raise ValueError(f"{json_path}: {key} is {meta.get(key)!r}, this build needs {value!r} "
+                             f"(retrain with experiments.success_model)")
+    with np.load(npz_path) as arrays:
+        layers = len(meta["sizes"]) - 1
+        net = [(arrays[f"{i}/W"], arrays[f"{i}/b"]) for i in range(layers)]
+    shapes = [tuple(np.shape(W)) for W, _ in net]
+    if shapes != list(zip(meta["sizes"][:-1], meta["sizes"][1:])):
+        raise ValueError(f"{npz_path}: layer shapes {shapes} do not match the sidecar's sizes {meta['sizes']}")
+    return net, meta
+
+
+class PolicyAgent(SuccessAgent):
+    """The shipped success model of a discipline, ranking the line grid (no simulation)."""
+
+    name = "policy"
+
+    def __init__(self, net, discipline: str, meta: dict):
+        super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"])
+        self.discipline = discipline
+        self.meta = meta
+
+    @classmethod
+    def for_discipline(cls, discipline: str, noise: float = 0.0, folder: str = MODELS_DIR) -> "PolicyAgent":
+        """The discipline's shipped model for the execution noise nearest ``noise``."""
+        net, meta = load_model(discipline, folder, noise)
+        return cls(net, discipline, meta)
+
+
+__all__ = ["PolicyAgent", "load_model", "save_model", "shipped_disciplines", "noise_variants", "model_paths"]

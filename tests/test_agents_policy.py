@@ -1,0 +1,150 @@
+"""The shipped policy (``agents.policy``): its model file and sidecar, the refusal of a file made for
+other inputs, play without simulation, the ``policy`` agent spec, and the soft labels of training."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from agents.base import index_tree
+from agents.policy import MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, shipped_disciplines
+from agents.success import FEATURES, FEATURES_VERSION, mlp_apply, noise_draws
+from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
+from experiments.success_model import scored_label, success_dataset
+from tests.test_agents_support import assert_playable, layouts, setup
+
+
+def _copy_model(tmp_path, name="three_cushion", noise=0.0, **changes):
+    """The shipped three-cushion model for exact play copied into tmp_path as ``name``'s model for
+    ``noise``, its sidecar's entries replaced by ``changes``; returns the folder."""
+    npz, sidecar = model_paths("three_cushion")
+    new_npz, new_sidecar = model_paths(name, str(tmp_path), noise)
+    shutil.copyfile(npz, new_npz)
+    with open(sidecar, encoding="utf-8") as f:
+        meta = json.load(f)
+    meta.update(changes)
+    with open(new_sidecar, "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    return str(tmp_path)
+
+
+def _primitives(jaxpr, found=None):
+    """Names of every primitive in a jaxpr and in the jaxprs nested in its equations."""
+    found = set() if found is None else found
+    for eqn in jaxpr.eqns:
+        found.add(eqn.primitive.name)
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    _primitives(inner, found)
+    return found
+
+
+def test_the_shipped_three_cushion_model_loads_and_its_sidecar_matches():
+    assert "three_cushion" in shipped_disciplines()
+    net, meta = load_model("three_cushion")
+    assert meta["discipline"] == "three_cushion" and meta["features"] == FEATURES_VERSION
+    assert meta["plays_for"] == 0.0 and meta["sizes"][0] == FEATURES and meta["sizes"][-1] == 1
+    assert meta["training"]["layouts"] >= 16384 and len(meta["commands"]) >= 3
+    assert all(c.startswith("python -m experiments.success_model ") for c in meta["commands"])
+    assert noise_variants("three_cushion") == (0.0, 1.0)
+    for scale in (0.0, 1.0):
+        assert os.path.getsize(model_paths("three_cushion", noise=scale)[0]) < 5 * 2 ** 20
+    out = np.asarray(mlp_apply(net, jnp.zeros((2, FEATURES))))
+    assert out.shape == (2, 1) and np.all(np.isfinite(out))
+
+
+@pytest.mark.parametrize("changes, complaint", [
+    (dict(features=FEATURES_VERSION + 1), "features is 2, this build needs 1"),
+    (dict(discipline="hungarian_1000"), "discipline is 'hungarian_1000', this build needs 'three_cushion'"),
+    (dict(proposal=dict(kind="line_grid", seeds=24)), "proposal is"),
+    (dict(version=99), "sidecar version 99"),
+    (dict(plays_for=1.0), "plays_for is 1.0, this build needs 0.0"),
+])
+def test_a_model_made_for_other_inputs_is_refused(tmp_path, changes, complaint):
+    folder = _copy_model(tmp_path, **changes)
+    with pytest.raises(ValueError, match=complaint):
+        load_model("three_cushion", folder)
+
+
+def test_the_model_for_the_nearest_noise_is_chosen(tmp_path):
+    _copy_model(tmp_path)
+    folder = _copy_model(tmp_path, noise=1.0, plays_for=1.0)
+    _copy_model(tmp_path, noise=2.0, plays_for=1.0)  # a sidecar that does not match its file name
+    assert noise_variants("three_cushion", folder) == (0.0, 1.0, 2.0)
+    assert shipped_disciplines(folder) == ("three_cushion",)
+    for noise, chosen in ((0.0, 0.0), (0.4, 0.0), (0.9, 1.0), (1.0, 1.0)):
+        assert load_model("three_cushion", folder, noise)[1]["plays_for"] == chosen
+    with pytest.raises(ValueError, match="three_cushion_noise2.json: plays_for is 1.0, this build needs 2.0"):
+        load_model("three_cushion", folder, 3.0)
+
+
+def test_a_discipline_without_a_model_names_the_ones_that_have_one(tmp_path):
+    folder = _copy_model(tmp_path, name="balkline_47_2", discipline="balkline_47_2")
+    assert shipped_disciplines(folder) == ("balkline_47_2",)
+    with pytest.raises(ValueError, match=r"'three_cushion' has no shipped policy model; disciplines with one: "
+                                         r"balkline_47_2"):
+        load_model("three_cushion", folder)
+    assert shipped_disciplines(str(tmp_path / "none")) == ()
+
+
+def test_the_policy_spec_loads_the_disciplines_model_or_says_which_have_one():
+    assert parse_agent_spec("policy").kind == "policy"
+    with pytest.raises(AgentSpecError, match="takes no options"):
+        parse_agent_spec("policy:fast")
+    agent = make_agent("policy", 1.0, discipline="three_cushion")
+    assert isinstance(agent, PolicyAgent) and agent.discipline == "three_cushion" and agent.grid
+    assert agent.meta["plays_for"] == 1.0 and make_agent("policy", discipline="three_cushion").meta["plays_for"] == 0
+    assert agent_budget(agent) == "no simulation: 144 strikes ranked"  # 12 lines, each as it is and 11 variations
+    with pytest.raises(AgentSpecError, match="'hungarian_1000' has no shipped policy model; disciplines with one: "
+                                             "three_cushion"):
+        make_agent("policy", discipline="hungarian_1000")
+    with pytest.raises(AgentSpecError, match="needs the discipline"):
+        make_agent("policy")
+
+
+def test_the_policy_plays_legal_shots_without_simulating():
+    game, params = setup("three_cushion")
+    states = index_tree(layouts("three_cushion", 12, 11), slice(0, 4))  # the layouts of tests/test_agents_search.py
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    agent = PolicyAgent.for_discipline("three_cushion", 0.0, MODELS_DIR)
+    shots = agent.plan_batch(game, states, params, keys)
+    assert np.shape(shots.V0) == (4,)
+    assert_playable(shots, params)
+    again = agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(5), 4))
+    np.testing.assert_array_equal(np.asarray(shots.phi), np.asarray(again.phi))  # no random draw
+    # No loop in the decision: the simulation is an event loop (a while primitive); the plan is not.
+    plan = jax.make_jaxpr(lambda s, k: agent.plan_batch(game, s, params, k))(states, keys)
+    assert not {"while", "scan"} & _primitives(plan.jaxpr)
+
+
+def test_soft_labels_are_the_fraction_of_plays_that_scored():
+    values = jnp.array([[[1.0, 0.0, 2.0], [0.0, 0.0, 0.0]], [[-1.0, 3.0, 1.0], [1.0, 1.0, 1.0]]])
+    np.testing.assert_allclose(scored_label(values), [[2 / 3, 0.0], [2 / 3, 1.0]], rtol=1e-6)
+    hard = scored_label(values[..., :1])
+    assert hard.dtype == jnp.bool_ and np.asarray(hard).tolist() == [[True, False], [False, True]]
+    # the training set keeps the fractions as targets
+    _, params = setup("three_cushion")
+    best = np.zeros((1, 2, 4))
+    best[0, 0] = (0.8, 35.0, 3.5, 0.1)
+    data = dict(positions=np.asarray([[[0.9, 0.4], [2.1, 1.0], [1.6, 0.3]]]), cue=np.zeros(1, np.int32),
+                shots=np.asarray([[[3.0, 37.0, 0.0, 0.2, -0.1], [2.0, -50.0, 0.0, 0.0, 0.3]]]),
+                scored=np.asarray([[0.75, 0.25]], np.float32), best=best)
+    X, y = success_dataset(data, params)
+    assert X.shape == (2, FEATURES)
+    np.testing.assert_array_equal(y, [0.75, 0.25])
+
+
+def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
+    _, params = setup("three_cushion")
+    assert noise_draws(params, 0.0, 16) is None and noise_draws(params, 1.0, 1) is None
+    draws = np.asarray(noise_draws(params, 1.0, 16))
+    assert draws.shape == (16, 5)
+    np.testing.assert_allclose(draws[:8], -draws[8:])
+    np.testing.assert_allclose(np.asarray(noise_draws(params, 2.0, 16)), 2 * draws, rtol=1e-12)
