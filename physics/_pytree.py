@@ -10,6 +10,7 @@ import dataclasses
 from typing import TypeVar
 
 import jax
+import jax.numpy as jnp
 from typing_extensions import dataclass_transform
 
 T = TypeVar("T")
@@ -37,10 +38,10 @@ def replace(obj, **changes):
 
 def strong_types(tree, float_dtype):
     """``tree`` with no weakly typed number: a Python number, or an array JAX made from one, takes
-    ``float_dtype`` (a float or a bool) or int32 (an int). A compiled function sees a weak type as
-    a type of its own, so a caller who passes ``0.5`` once and an array once would compile it twice;
-    entry points pass their arguments through this first. Other leaves are left as they are."""
-    import jax.numpy as jnp
+    ``float_dtype`` (a float), int32 (an int) or its own dtype (a bool). A compiled function sees a
+    weak type as a type of its own, so a caller who passes ``0.5`` once and an array once would
+    compile it twice; entry points pass their arguments through this first. Other leaves are left
+    as they are."""
 
     def strong(x):
         if isinstance(x, bool):

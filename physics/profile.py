@@ -27,7 +27,7 @@ import numpy as np
 from physics import detect, motion, roots
 from physics.events import ShotResult
 from physics.params import Params
-from physics.simulate import DEFAULT_LANES, _advance, padded_batch, simulate_batch
+from physics.simulate import DEFAULT_LANES, _advance, simulate_batch
 
 STAGES = ("setup", "roots", "evolve", "resolve", "loop")
 
@@ -93,8 +93,7 @@ def profile(positions, shots, params: Params, lanes: int = DEFAULT_LANES, repeat
     result = jax.block_until_ready(play())
     whole = _best(play, (), max(1, repeats // 4))
     events = float(np.asarray(result.num_events).sum())
-    lanes_used = min(lanes, padded_batch(np.shape(positions)[0], lanes))
-    iteration = whole / (events / lanes_used) / lanes_used  # seconds per event and lane
+    iteration = whole / events  # seconds per event and lane: an iteration resolves one event per lane
     stages = stage_times(event_states(result, seed), params, repeats)
     stages["loop"] = max(iteration - sum(stages.values()), 0.0)
     out = {name: 1e6 * s for name, s in stages.items()}

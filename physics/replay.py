@@ -11,6 +11,7 @@ from jax.typing import ArrayLike
 from physics.events import Cushion, EventKind, Motion, ShotResult
 from physics.motion import Balls, evolve
 from physics.params import Params
+from physics.simulate import next_power_of_two
 
 
 def event_list(result: ShotResult) -> list[dict]:
@@ -64,6 +65,6 @@ def positions_at(result: ShotResult, times: ArrayLike, params: Optional[Params] 
     # compiled for a power-of-two number of times (the last one repeated), so that replays of
     # many lengths share a few programs
     n = times.shape[0]
-    size = 1 << max(n - 1, 1).bit_length()
+    size = next_power_of_two(max(n, 2))
     padded = jnp.concatenate([times, jnp.broadcast_to(times[-1:], (size - n,))]) if size > n else times
     return _positions_at(result, padded, params)[:n]

@@ -764,8 +764,13 @@ def padded_batch(batch: int, lanes: int = DEFAULT_LANES) -> int:
     programs; the null shots that fill a batch end at once (each shot's arithmetic does not depend
     on the others, so the results of the real shots are the same)."""
     if batch <= lanes:
-        return min(1 << (batch - 1).bit_length(), max(lanes, 1))
+        return min(next_power_of_two(batch), max(lanes, 1))
     return -(-batch // lanes) * lanes
+
+
+def next_power_of_two(n: int) -> int:
+    """The smallest power of two >= n (n >= 1): the sizes compiled programs are padded to."""
+    return 1 << (n - 1).bit_length()
 
 
 @lru_cache(maxsize=None)
