@@ -21,12 +21,6 @@ from billiards_env.functional import simulate_turns, strike
 from rules import GameState, Outcome, Rules
 
 
-@jax.jit
-def referee_batch(game_rules, states, results, params):
-    """(GameState, Outcome) for a batch: states and results with the same leading axis."""
-    return jax.vmap(rules_lib.referee, in_axes=(None, 0, 0, None))(game_rules, states, results, params)
-
-
 def net_points(outcome: Outcome, shooter: jax.Array) -> jax.Array:
     """(...,) int: the shooter's points minus what the shot gave the opponent (Hungarian fouls).
 
@@ -92,7 +86,7 @@ def execute(game_rules: Rules, states: GameState, shots: physics.Shot, params: P
         run = (_pad(index_tree(t, rows), size) for t in (states, shots, keys))
         turn = _strikes(*run, params, scale, pin=game_rules.pin)
         results = simulate_turns(turn, params, lanes)
-        next_states, outcomes = referee_batch(game_rules, turn.game, results, params)
+        next_states, outcomes = rules_lib.referee_batch(game_rules, turn.game, results, params)
         parts.append(index_tree((results, next_states, outcomes, turn.shot), slice(0, rows.stop - start)))
     if len(parts) == 1:
         return parts[0]

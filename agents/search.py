@@ -46,9 +46,9 @@ from agents.base import (
     ExecutionNoise, Planner, clip_shot, disc_from_uniform, normal_from_uniform, pin_for_simulation,
 )
 from agents.geometric import line_set, lines_batch
-from agents.play import net_points, referee_batch
+from agents.play import net_points
 from agents.random_agent import shots_from_uniform
-from rules import GameState, PinState, Rules
+from rules import GameState, PinState, Rules, referee_batch
 from rules.state import RED_CAROM
 
 SEED_AIM_SIGMAS = (0.3, 1.0, 3.0)  # degrees

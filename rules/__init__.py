@@ -13,6 +13,7 @@ API::
     rules.game_from_layout(rules, positions, params, player=0) -> GameState  # a game in play
     rules.random_layout(rules, key, params) -> (3, 2)   # a random legal layout, nothing frozen
     rules.referee(rules, state, shot, params) -> (GameState, Outcome)
+    rules.referee_batch(rules, states, shots, params)     # jitted, over a leading batch axis
     rules.call_words(outcome, discipline) -> str        # Python side: the call in words
 
     # the next shooter's choices, written into the state before the shot (no-ops when not offered)
@@ -54,14 +55,14 @@ from rules.codes import Call, Phase, PinState, PositionCall, Reason
 from rules.disciplines import DISCIPLINES, Discipline, register_discipline
 from rules.options import Rules, make_rules, valid_options
 from rules.outcome import Outcome
-from rules.referee import referee
+from rules.referee import referee, referee_batch
 from rules.start import game_from_layout, init_game, random_layout
 from rules.state import GameState, board_scores_of, cue_ball_of
 
 __all__ = [
     "DISCIPLINES", "Discipline", "register_discipline",
     "Rules", "make_rules", "valid_options", "init_game", "game_from_layout",
-    "random_layout", "referee", "call_words",
+    "random_layout", "referee", "referee_batch", "call_words",
     "place_cue_ball", "choose_base_spot", "choose_respot", "choose_start_side", "choose_breaker",
     "GameState", "Outcome", "Reason", "Call", "PositionCall", "PinState", "Phase",
     "board_scores_of", "cue_ball_of",

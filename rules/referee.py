@@ -16,6 +16,7 @@ enforced here, once; the families' own rules live in ``rules.carom`` and ``rules
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from physics.events import ShotResult
@@ -52,3 +53,11 @@ def referee(rules: Rules, state: GameState, shot: ShotResult, params: Params) ->
         ),
     )
     return select(state.game_over, finished, result)
+
+
+@jax.jit
+def referee_batch(rules: Rules, states: GameState, shots: ShotResult, params: Params) -> tuple[GameState, Outcome]:
+    """``referee`` over a batch of states and shot results (one leading axis), under one set of
+    rules and params; compiled once per batch size and shared by every caller (agents, experiments
+    and tests), so that a batch of a size already used costs no new compile."""
+    return jax.vmap(referee, in_axes=(None, 0, 0, None))(rules, states, shots, params)

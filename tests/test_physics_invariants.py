@@ -219,12 +219,6 @@ def test_bad_shots_raise_with_the_allowed_range(kwargs, message):
         Shot(**kwargs)
 
 
-def test_bad_shot_inside_jit_is_flagged_in_status(params):
-    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.7]])
-    status = jax.jit(lambda V0: physics.simulate(pos, Shot(V0, 0.0), 0, params).status)(jnp.nan)
-    assert int(status) & Status.INVALID_SHOT
-
-
 def test_overlapping_layout_is_flagged_and_nothing_moves(params):
     pos = np.array([[0.7, 0.5], [0.72, 0.5], [2.1, 0.7]])
     res = physics.simulate(pos, Shot(V0=3.0, phi=0.0), 0, params)

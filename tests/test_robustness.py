@@ -9,7 +9,7 @@ from agents import ExecutionNoise, execute, shooter_points
 from agents import robustness as rb
 from experiments.common import setup
 
-BATCH = 128  # the evaluation's padded batch: its simulation and referee are compiled already
+BATCH = 64  # the agents' and environments' batch: its simulation and referee are compiled already
 KEY = jax.random.PRNGKey(4)
 
 
