@@ -317,11 +317,15 @@ def test_batched_pin_candidates_equal_solving_every_quartic(hungarian, monkeypat
     layout = detect.Layout(3, True)
     state = jnp.asarray(np.where(rng.uniform(size=lanes) < 0.9, detect.PIN_STANDING, detect.PIN_DOWN), jnp.int8)
     position = jnp.broadcast_to(jnp.asarray(pin), (lanes, 2))
-    packed = np.asarray(detect.candidate_times_batch(b, hungarian, layout, (position, state), buffer))
-    one_by_one = jax.vmap(lambda b, p, s: detect.candidate_times(b, hungarian, layout, (p, s)))
-    single = np.asarray(one_by_one(b, position, state))
+    packed = np.asarray(jax.jit(lambda b, p, s: detect.candidate_times_batch(b, hungarian, layout, (p, s), buffer))(
+        b, position, state))
+    def one_by_one():  # compiled (op by op it compiles hundreds of small programs); traced anew after the patch
+        return np.asarray(jax.jit(jax.vmap(lambda b, p, s: detect.candidate_times(b, hungarian, layout, (p, s))))(
+            b, position, state))
+
+    single = one_by_one()
     monkeypatch.setattr(detect, "may_reach_pin", lambda q0, v, a, hi, reach: jnp.ones(hi.shape, bool))
-    every = np.asarray(one_by_one(b, position, state))
+    every = one_by_one()
     pin_slots = slice(layout.pin, layout.cushion)
     assert np.isfinite(every[:, pin_slots]).sum() >= 5  # the case is not empty
     assert np.array_equal(packed, every) and np.array_equal(single, every)
