@@ -18,7 +18,7 @@ import rules
 from tests.shot_logs import build_shot, event_dicts, script  # noqa: F401  (re-exported)
 
 REFEREE = jax.jit(rules.referee)
-BATCH_REFEREE = rules.referee_batch  # the agents' batched referee: its batch of 64 is compiled once
+BATCH_REFEREE = rules.referee_batch
 INIT = jax.jit(rules.init_game)
 
 CAROM = ("three_cushion", "one_cushion", "straight_rail", "balkline_47_2", "balkline_47_1", "balkline_71_2")
