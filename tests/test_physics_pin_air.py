@@ -351,6 +351,7 @@ def _post_like_pin_shots(rng, params, n):
     return pos, shots, pin
 
 
+@pytest.mark.slow  # two programs of its own (a one-slot pin buffer, every quartic solved)
 def test_shots_with_several_balls_on_the_pin_equal_solving_every_quartic(monkeypatch):
     import sys
 

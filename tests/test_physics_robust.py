@@ -110,8 +110,10 @@ def test_a_shot_longer_than_the_log_runs_to_rest_and_is_not_void():
     assert int(a.status) in (0, Status.OVERFLOW)
 
 
-@pytest.mark.parametrize("discipline,family", [("three_cushion", "ordinary"), ("three_cushion", "raised"),
-                                               ("three_cushion", "frozen"), ("hungarian_1000", "pin")])
+@pytest.mark.parametrize("discipline,family", [
+    ("three_cushion", "ordinary"), ("three_cushion", "raised"), ("three_cushion", "frozen"),
+    pytest.param("hungarian_1000", "pin", marks=pytest.mark.slow),  # its own simulation and referee programs
+])
 def test_thinned_log_gives_the_referee_the_same_outcome(discipline, family):
     n = 64  # the batch other tests compile the pool for
     game = rules.make_rules(discipline)
