@@ -1,0 +1,114 @@
+"""``GuidedAgent``: the search, with its round-1 candidates chosen by the shipped success model.
+
+The search (``agents.search``) spends its first round on strikes drawn around the best geometric
+lines, most of which miss. Here the discipline's shipped success model (``agents.policy``: P(the
+strike scores | layout, strike), the model for the planned execution noise) first rates every
+strike of the line grid (``agents.success.line_grid``: the 12 best lines, each as it is and in 10
+variations, 132 strikes; no physics), and round 1 simulates the ``1 - explore`` share of the
+candidates it rates highest, the rest being drawn as the search draws its own (perturbations of
+the same lines and random strikes: exploration, for layouts the model misjudges). Round 2 and
+the choice are the search's (``agents.search._children``, ``_choose``): one engine, only the
+proposal differs (``SearchAgent.propose``). Deterministic per key.
+
+The budget (``guided_config``) comes from the simulated shots per decision N, a power of two
+from 256 to 65536: trials T = 8 under noise (1 without); round 1 C = N / (2 T) candidates x T,
+round 2 M = min(16, C / 8) parents x C / M children x T (half the shots each):
+1024 under noise -> 64 x 8 + 8 x 8 x 8; 8192 -> 512 x 8 + 16 x 32 x 8, today's search budget.
+With more candidates than grid strikes, the whole grid is simulated and the rest explores.
+
+    agent = GuidedAgent.for_discipline("three_cushion", noise=1.0, shots=1024)
+    shots = agent.plan_batch(rules, states, params, keys)
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import jax
+import jax.numpy as jnp
+
+import physics
+from physics.params import Params
+from agents.policy import MODELS_DIR, SEEDS, load_model
+from agents.search import SearchAgent, SearchConfig, best_lines, round1
+from agents.success import GRID, chances, line_grid
+from rules import GameState, Rules
+
+TRIALS = 8  # noisy plays per candidate under noise, both rounds
+MAX_PARENTS = 16
+BUDGETS = tuple(2 ** n for n in range(8, 17))  # simulated shots per decision: 256 ... 65536
+GRID_STRIKES = SEEDS * len(GRID)  # the strikes the model rates (the first variation is the line itself)
+
+
+def guided_config(shots: int, noise: float, **options) -> SearchConfig:
+    """The search budget of ``shots`` simulated shots per decision under execution noise ``noise``
+    (see the module docstring); ``options``: other ``SearchConfig`` fields. ValueError naming the
+    allowed budgets for any other number."""
+    if isinstance(shots, bool) or not isinstance(shots, int) or shots not in BUDGETS:
+        raise ValueError(f"shots must be a power of two from {BUDGETS[0]} to {BUDGETS[-1]} "
+                         f"({', '.join(map(str, BUDGETS))}), got {shots!r}")
+    trials = TRIALS if noise > 0 else 1
+    candidates = shots // (2 * trials)
+    parents = min(MAX_PARENTS, candidates // 8)
+    split = dict(candidates=candidates, trials=trials, refine_parents=parents,
+                 refine_children=candidates // parents, refine_trials=trials, seeds=SEEDS, noise=noise)
+    return SearchConfig(**{**split, **options})
+
+
+@functools.partial(jax.jit, static_argnames=("k",))
+def _top_strikes(net, states, shots, best, params, k: int) -> physics.Shot:
+    """(S, k) the strikes of ``shots`` (S, N) the model rates most likely to score, best first."""
+    _, top = jax.lax.top_k(chances(net, states, shots, best, params, None), k)
+    return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, top, -1), shots)
+
+
+class GuidedAgent(SearchAgent):
+    """The search with round-1 candidates proposed by a success model (see the module docstring)."""
+
+    name = "guided"
+
+    def __init__(self, net, config: SearchConfig, explore: float = 0.25, rolling: bool = False,
+                 discipline: str | None = None, meta: dict | None = None):
+        super().__init__(config)
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore must be in [0, 1], got {explore}")
+        self.net = net
+        self.explore = explore
+        self.rolling = rolling  # the lines of the model's grid: with the rolling model or not
+        self.discipline = discipline
+        self.meta = meta
+
+    @classmethod
+    def for_discipline(cls, discipline: str, noise: float = 0.0, shots: int = 1024, explore: float = 0.25,
+                       folder: str = MODELS_DIR, **options) -> GuidedAgent:
+        """The discipline's shipped model for the noise nearest ``noise``, guiding a search of
+        ``shots`` simulated shots per decision (``guided_config``) planned for ``noise``."""
+        net, meta = load_model(discipline, folder, noise)
+        return cls(net, guided_config(shots, noise, **options), explore, meta["proposal"]["rolling"],
+                   discipline, meta)
+
+    def split(self) -> tuple[int, int]:
+        """(from the grid, exploring) numbers of round-1 candidates."""
+        n = self.config.candidates
+        grid = min(GRID_STRIKES, n - int(round(self.explore * n)))
+        return grid, n - grid
+
+    def budget(self) -> str:
+        """What a decision costs: strikes rated, and the search's simulated shots."""
+        grid, explore = self.split()
+        return f"{GRID_STRIKES} strikes rated, {grid} + {explore} explored: {self.config.describe()}"
+
+    def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        """(S, candidates): the grid strikes the model rates highest, then exploring ones."""
+        grid, explore = self.split()
+        best = best_lines(rules, states, params, SEEDS, self.rolling)
+        parts = []
+        if grid:
+            parts.append(_top_strikes(self.net, states, line_grid(best, params), best, params, grid))
+        if explore:
+            cfg = dataclasses.replace(self.config, candidates=explore, refine_parents=0)
+            parts.append(round1(best, params, keys, cfg))
+        return jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs, -1), *parts)
+
+
+__all__ = ["GuidedAgent", "guided_config", "BUDGETS"]
