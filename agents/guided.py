@@ -16,6 +16,29 @@ round 2 M = min(16, C / 8) parents x C / M children x T (half the shots each):
 1024 under noise -> 64 x 8 + 8 x 8 x 8; 8192 -> 512 x 8 + 16 x 32 x 8, today's search budget.
 With more candidates than grid strikes, the whole grid is simulated and the rest explores.
 
+Figures (``experiments.evaluate --discipline three_cushion``, standard noise, the evaluation's
+200 random layouts with one shot each, or 100 innings of at most 10 shots; 95 % intervals; a
+2-core CPU shared with other work, load 6-8). Rows marked * were played by a script on the same
+layouts (``experiments.evaluate.run_innings``), before the grid lost its duplicate of each line:
+
+    agent, budget per decision                                success per shot    s/decision
+    search, 512 x 8 + 16 x 32 x 8 = 8192                      67.5 % [60.7, 73.6]  1.13
+    search's own proposal, 64 x 8 + 8 x 8 x 8 = 1024 *        47.5 % [40.7, 54.4]
+    guided, 64 x 8 + 8 x 8 x 8 = 1024 (explore 0.25)          49.5 % [42.6, 56.4]  0.17
+      the same, explore 0 *                                   50.5 % [43.6, 57.4]
+      32 x 16 + 4 x 8 x 16 *                                  47.5 % [40.7, 54.4]
+      64 x 16, no round 2 *                                   46.0 % [39.2, 52.9]
+      128 x 8, no round 2 *                                   43.0 % [36.3, 49.9]
+      the model's rating counted as 8 (32) extra trials *     43.0 (33.0) %
+    guided, 8192 (the whole grid + 380 exploring)             66.8 % [61.2, 71.9]  1.79
+      100 innings of at most 10 shots: 1.99 [1.56, 2.44] points per inning, 2.98 shots
+
+The model's choice adds about 2-3 points to the search at 1024 shots, inside the noise of 200
+layouts, and nothing at 8192; the policy alone scores 30.5 %. At one eighth of the budget the
+guided search stays well under the full search: selecting among noisy candidates needs the trials
+more than it needs better proposals, and the model (trained on 4 noisy plays per strike) rates
+worse than 8 simulated plays do, as counting its rating as extra trials showed.
+
     agent = GuidedAgent.for_discipline("three_cushion", noise=1.0, shots=1024)
     shots = agent.plan_batch(rules, states, params, keys)
 """
@@ -86,6 +109,12 @@ class GuidedAgent(SearchAgent):
         net, meta = load_model(discipline, folder, noise)
         return cls(net, guided_config(shots, noise, **options), explore, meta["proposal"]["rolling"],
                    discipline, meta)
+
+    @classmethod
+    def for_noise(cls, scale: float = 1.0, **options) -> GuidedAgent:
+        """Not for the guided search, which needs a model: ``for_discipline``."""
+        raise TypeError("a guided search needs its discipline's model: use GuidedAgent.for_discipline(discipline, "
+                        "noise, shots)")
 
     def split(self) -> tuple[int, int]:
         """(from the grid, exploring) numbers of round-1 candidates."""

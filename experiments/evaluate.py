@@ -48,6 +48,8 @@ Writes under ``--out``: ``summary.csv`` (one row per agent), ``innings.csv``, ``
 (and ``games.png``).
 
     python -m experiments.evaluate --discipline three_cushion --agents random geometric search
+    python -m experiments.evaluate --discipline three_cushion --agents search guided:shots=1024 \\
+        --innings 200 --max-shots 1
     python -m experiments.evaluate --discipline hungarian_1000 --agents "search:candidates=256,trials=4" \\
         --innings 50 --games 10 --distance 300 --noise 1
 """

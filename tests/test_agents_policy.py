@@ -190,6 +190,8 @@ def test_the_guided_spec_takes_a_budget_it_can_split_and_the_disciplines_model()
         make_agent("guided", 1.0, discipline="hungarian_1000")
     with pytest.raises(AgentSpecError, match="needs the discipline"):
         make_agent("guided", 1.0)
+    with pytest.raises(TypeError, match="use GuidedAgent.for_discipline"):
+        GuidedAgent.for_noise(1.0)
 
 
 def _guided(explore):
