@@ -30,8 +30,8 @@ from agents.search import SearchAgent, SearchConfig
 from agents.guided import GuidedAgent
 
 __all__ = [
-    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "JaxPolicyAgent", "SearchConfig", "GuidedAgent",
-    "ExecutionNoise", "NOISE_PROFILES", "noise_scale",
+    "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "JaxPolicyAgent", "SearchConfig",
+    "GuidedAgent", "ExecutionNoise", "NOISE_PROFILES", "noise_scale",
     "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
     "random_states", "starting_state", "state_from_layout",
 ]

@@ -5,8 +5,8 @@ lines, most of which miss. Here the discipline's shipped success model (``agents
 strike scores | layout, strike), the model for the planned execution noise) first rates every
 strike of the line grid (``agents.success.line_grid``: the 12 best lines, each as it is and in 10
 variations, 132 strikes; no physics), and round 1 simulates the ``1 - explore`` share of the
-candidates it rates highest, the rest being drawn as the search draws its own (perturbations of
-the same lines and random strikes: exploration, for layouts the model misjudges). Round 2 and
+candidates it rates highest, the rest being the search's own proposal (perturbations of its
+``seeds`` best lines and random strikes: exploration, for layouts the model misjudges). Round 2 and
 the choice are the search's (``agents.search._children``, ``_choose``): one engine, only the
 proposal differs (``SearchAgent.propose``). Deterministic per key.
 
@@ -17,34 +17,41 @@ round 2 M = min(16, C / 8) parents x C / M children x T (half the shots each):
 With more candidates than grid strikes, the whole grid is simulated and the rest explores.
 
 Figures (``experiments.evaluate --discipline three_cushion``, standard noise, the evaluation's
-200 random layouts with one shot each, or 100 innings of at most 10 shots; 95 % intervals; a
+200 random layouts with one shot each, or its 100 innings of at most 10 shots; 95 % intervals; a
 2-core CPU shared with other work, load 6-8). Rows marked * were played by a script on the same
-layouts (``experiments.evaluate.run_innings``), before the grid lost its duplicate of each line:
+layouts (``experiments.evaluate.run_innings``); those marked ** too, and in a first version whose
+grid held each line twice and whose exploring share perturbed the model's 12 lines:
 
     agent, budget per decision                                success per shot    s/decision
     search, 512 x 8 + 16 x 32 x 8 = 8192                      67.5 % [60.7, 73.6]  1.13
-    search's own proposal, 64 x 8 + 8 x 8 x 8 = 1024 *        47.5 % [40.7, 54.4]
-    guided, 64 x 8 + 8 x 8 x 8 = 1024 (explore 0.25)          49.5 % [42.6, 56.4]  0.17
-      the same, explore 0 *                                   50.5 % [43.6, 57.4]
-      32 x 16 + 4 x 8 x 16 *                                  47.5 % [40.7, 54.4]
-      64 x 16, no round 2 *                                   46.0 % [39.2, 52.9]
-      128 x 8, no round 2 *                                   43.0 % [36.3, 49.9]
-      the model's rating counted as 8 (32) extra trials *     43.0 (33.0) %
-    guided, 8192 (the whole grid + 380 exploring)             66.8 % [61.2, 71.9]  1.79
-      100 innings of at most 10 shots: 1.99 [1.56, 2.44] points per inning, 2.98 shots
+    search alone, 64 x 8 + 8 x 8 x 8 = 1024 **                47.5 % [40.7, 54.4]
+    guided, 64 x 8 + 8 x 8 x 8 = 1024, explore 0.25           49.0 % [42.2, 55.9]  0.17-0.38
+      first version **                                        49.5 % [42.6, 56.4]
+      explore 0 **                                            50.5 % [43.6, 57.4]
+      128 x 4 + 8 x 8 x 8 *                                   49.5 % [42.6, 56.4]
+      64 x 8 + 2 x 32 x 8 *                                   44.0 % [37.3, 50.9]
+      64 x 4 + 4 x 12 x 16 *                                  50.0 % [43.1, 56.9]
+      32 x 16 + 4 x 8 x 16 **                                 47.5 % [40.7, 54.4]
+      64 x 16, no round 2 **                                  46.0 % [39.2, 52.9]
+      128 x 8, no round 2 **                                  43.0 % [36.3, 49.9]
+      the model's rating counted as 8 (32) extra trials **    43.0 (33.0) %
 
-The model's choice adds about 2-3 points to the search at 1024 shots, inside the noise of 200
+    100 innings of at most 10 shots, 8192 per decision       points per inning   success per shot
+    search                                                    2.43 [1.88, 2.99]   71.5 %   1.33 s
+    guided (the whole grid + 380 of the search's own)         2.23 [1.81, 2.70]   69.5 %   1.44 s
+      first version                                           1.99 [1.56, 2.44]   66.8 %   1.79 s
+
+The model's choice adds a point or three to the search at 1024 shots, inside the noise of 200
 layouts, and nothing at 8192; the policy alone scores 30.5 %. At one eighth of the budget the
-guided search stays well under the full search: selecting among noisy candidates needs the trials
-more than it needs better proposals, and the model (trained on 4 noisy plays per strike) rates
-worse than 8 simulated plays do, as counting its rating as extra trials showed.
+guided search stays far under the full search whatever the split: choosing among noisy
+candidates needs trials more than better proposals, and the model (trained on 4 noisy plays per
+strike) judges worse than 8 simulated plays, as counting its rating as extra trials showed.
 
     agent = GuidedAgent.for_discipline("three_cushion", noise=1.0, shots=1024)
     shots = agent.plan_batch(rules, states, params, keys)
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 
 import jax
@@ -53,7 +60,7 @@ import jax.numpy as jnp
 import physics
 from physics.params import Params
 from agents.policy import MODELS_DIR, SEEDS, load_model
-from agents.search import SearchAgent, SearchConfig, best_lines, round1
+from agents.search import SearchAgent, SearchConfig, best_lines
 from agents.success import GRID, chances, line_grid
 from rules import GameState, Rules
 
@@ -74,7 +81,7 @@ def guided_config(shots: int, noise: float, **options) -> SearchConfig:
     candidates = shots // (2 * trials)
     parents = min(MAX_PARENTS, candidates // 8)
     split = dict(candidates=candidates, trials=trials, refine_parents=parents,
-                 refine_children=candidates // parents, refine_trials=trials, seeds=SEEDS, noise=noise)
+                 refine_children=candidates // parents, refine_trials=trials, noise=noise)
     return SearchConfig(**{**split, **options})
 
 
@@ -130,13 +137,13 @@ class GuidedAgent(SearchAgent):
     def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         """(S, candidates): the grid strikes the model rates highest, then exploring ones."""
         grid, explore = self.split()
-        best = best_lines(rules, states, params, SEEDS, self.rolling)
         parts = []
         if grid:
+            best = best_lines(rules, states, params, SEEDS, self.rolling)
             parts.append(_top_strikes(self.net, states, line_grid(best, params), best, params, grid))
         if explore:
-            cfg = dataclasses.replace(self.config, candidates=explore, refine_parents=0)
-            parts.append(round1(best, params, keys, cfg))
+            search = SearchAgent(self.config, candidates=explore, refine_parents=0)
+            parts.append(search.propose(rules, states, params, keys))
         return jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs, -1), *parts)
 
 
