@@ -9,6 +9,8 @@ Players: ``RandomAgent`` (uniform random strikes); ``GeometricAgent`` (ghost-bal
 mirror-image lines, no simulation); ``SearchAgent`` (many candidates simulated in one batched
 call and judged by the referee: ``SearchAgent()`` plans for exact execution,
 ``SearchAgent.for_noise()`` for the standard execution noise, ``SearchConfig`` sets the budget);
+``GuidedAgent`` (the same search, its first-round candidates the strikes a shipped success model,
+``agents.policy``, rates most likely to score: ``GuidedAgent.for_discipline(name, noise, shots)``);
 ``LearnedAgent`` (a stable-baselines3 policy trained on an environment's "shot" mode by
 ``experiments.train --backend sb3``; it sees the game through the environment's observation);
 ``JaxPolicyAgent`` (the same for a policy of the JAX PPO, ``agents.jax_ppo``).
@@ -25,10 +27,11 @@ from agents.layouts import random_state, random_states, starting_state, state_fr
 from agents.play import execute, net_points, shooter_points
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig
+from agents.guided import GuidedAgent
 
 __all__ = [
     "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "JaxPolicyAgent", "SearchConfig",
-    "ExecutionNoise", "NOISE_PROFILES", "noise_scale",
+    "GuidedAgent", "ExecutionNoise", "NOISE_PROFILES", "noise_scale",
     "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
     "random_states", "starting_state", "state_from_layout",
 ]

@@ -5,7 +5,8 @@ One decision, for each game state of a batch:
 1. Candidates (round 1, ``candidates`` shots): perturbations around the best ``seeds`` lines of
    the geometric agent (aim jittered by 0.3, 1 or 3 degrees, speed scaled by a log-normal
    factor, tip offset redrawn on the disc of radius 0.5 R or nudged), plus a ``random_fraction``
-   of shots drawn like the random agent's.
+   of shots drawn like the random agent's (``SearchAgent.propose``; ``agents.guided`` proposes
+   the strikes a learned success model rates highest instead).
 2. Every candidate is played ``trials`` times, with the standard execution noise times
    ``noise`` (docs/physics.md section 6; the same noise draws for every candidate, which makes the
    comparison between candidates fairer), in ONE call of ``physics.simulate_batch``, and every
@@ -318,14 +319,19 @@ class SearchAgent(Planner):
         keys = jnp.asarray(keys)
         split = jax.vmap(lambda k: jax.random.split(k, 4))(keys)
         k_cand, k_play1, k_child, k_play2 = (split[:, i] for i in range(4))
-        best = best_lines(rules, states, params, cfg.seeds)
-        shots = round1(best, params, k_cand, cfg)
+        shots = self.propose(rules, states, params, k_cand)
         values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg)
         if cfg.refine_parents:
             shots = _children(shots, values, k_child, params, cfg)
             values = play_candidates(rules, states, params, shots, k_play2, cfg.round2_trials, cfg)
         return _choose(shots, values, cfg)
 
+    def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        """(S, candidates) round-1 candidates, one key per state: around the best geometric lines,
+        and random (``round1``). Subclasses draw them otherwise (``agents.guided``)."""
+        best = best_lines(rules, states, params, self.config.seeds)
+        return round1(best, params, keys, self.config)
+
     def __repr__(self):
-        return f"SearchAgent({self.config})"
+        return f"{type(self).__name__}({self.config})"
 

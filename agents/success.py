@@ -188,10 +188,10 @@ def seeded_line(cfg: SearchConfig) -> jax.Array:
 # --- the success model's player ---------------------------------------------------------------
 
 @jax.jit
-def _rank(net, states, shots, best, params, draws):
-    """The strike (fields (S,)) of ``shots`` (S, N) with the highest estimated success: the model's
-    probability averaged over the execution-noise draws ``draws`` (K, 5) added to each strike
-    (None: the strike as it is)."""
+def chances(net, states, shots, best, params, draws) -> jax.Array:
+    """(S, N) the model's probability that each strike of ``shots`` (S, N) scores, averaged over
+    the execution-noise draws ``draws`` (K, 5) added to it (None: the strike as it is); ``best``:
+    the layouts' best lines (``best_lines``), which the features compare the strikes with."""
     def one(positions, cue, shots_s, best_s):
         n, k = shots_s.V0.shape[0], 1 if draws is None else draws.shape[0]
         played = shots_s if draws is None else perturb(
@@ -200,8 +200,13 @@ def _rank(net, states, shots, best, params, draws):
         x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(flat)
         return jnp.mean(jax.nn.sigmoid(mlp_apply(net, x)[:, 0]).reshape(n, k), -1)
 
-    chance = jax.vmap(one)(states.positions, states.cue_ball, shots, best)
-    best = jnp.argmax(chance, -1)
+    return jax.vmap(one)(states.positions, states.cue_ball, shots, best)
+
+
+@jax.jit
+def _rank(net, states, shots, best, params, draws):
+    """The strike (fields (S,)) of ``shots`` (S, N) with the highest estimated success (``chances``)."""
+    best = jnp.argmax(chances(net, states, shots, best, params, draws), -1)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
 
 

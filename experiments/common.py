@@ -13,6 +13,10 @@ Agent specs (``make_agent``)::
                                         ``agents.jax_policy.JaxPolicyAgent.load(PATH)`` (a JAX .npz)
     policy                              the discipline's shipped success model for the evaluation's
                                         noise (``agents.policy.PolicyAgent``): no simulation
+    guided                              the search, its round-1 candidates rated by that model
+                                        (``agents.guided.GuidedAgent``), 1024 simulated shots
+    guided:shots=8192,explore=0.25      the same with its budget (a power of two, 256 to 65536) or
+                                        options replaced (``GUIDED_OPTIONS``)
 """
 from __future__ import annotations
 
@@ -33,10 +37,15 @@ import rules
 from agents import GeometricAgent, RandomAgent, SearchAgent, SearchConfig
 from agents.base import NOISE_PROFILES, noise_scale
 
-AGENT_KINDS = ("random", "geometric", "search", "learned", "policy")
+AGENT_KINDS = ("random", "geometric", "search", "learned", "policy", "guided")
 SPEC_HELP = ("agent specs: random, geometric, search, search:OPTION=VALUE,... (agents.SearchConfig "
-             "fields, e.g. search:candidates=512,trials=4), learned:PATH, policy")
+             "fields, e.g. search:candidates=512,trials=4), learned:PATH, policy, guided, "
+             "guided:OPTION=VALUE,... (shots, explore, random_fraction, position_weight, lanes; "
+             "e.g. guided:shots=8192)")
 RANDOM_OPTIONS = ("v_min", "v_max", "max_offset")
+GUIDED_OPTIONS = dict(shots=int, explore=float, random_fraction=float, position_weight=float, lanes=int)
+"""Options of the guided agent: its simulated shots per decision, the exploring share of its
+round-1 candidates, and the ``agents.SearchConfig`` fields that keep their meaning."""
 
 
 class AgentSpecError(ValueError):
@@ -198,7 +207,21 @@ def parse_agent_spec(text: str) -> AgentSpec:
         _options(rest, {n: float for n in RANDOM_OPTIONS}, "random")
     if kind == "search":
         _options(rest, _search_fields(), "search")
+    if kind == "guided":
+        _guided_options(rest)
     return AgentSpec(kind, rest.strip(), text)
+
+
+def _guided_options(text: str) -> dict:
+    """The guided agent's options (``GUIDED_OPTIONS``), its budget checked: AgentSpecError listing
+    the budgets allowed."""
+    from agents.guided import BUDGETS
+
+    options = _options(text, GUIDED_OPTIONS, "guided")
+    if options.get("shots", BUDGETS[0]) not in BUDGETS:
+        raise AgentSpecError(f"guided option shots={options['shots']} cannot be split into the search's rounds; "
+                             f"allowed: {', '.join(map(str, BUDGETS))} simulated shots per decision")
+    return options
 
 
 def make_agent(spec, noise: float = 0.0, exact=None, noisy=None, discipline: str | None = None):
@@ -224,6 +247,8 @@ def make_agent(spec, noise: float = 0.0, exact=None, noisy=None, discipline: str
         return SearchAgent(parse_config(spec.options, base))
     if spec.kind == "policy":
         return load_policy(discipline, noise)
+    if spec.kind == "guided":
+        return load_guided(discipline, noise, spec.options)
     return load_learned(spec.options)
 
 
@@ -239,6 +264,21 @@ def load_policy(discipline: str | None, noise: float = 0.0):
         return PolicyAgent.for_discipline(discipline, noise)
     except ValueError as e:
         raise AgentSpecError(f"cannot load the policy: {e}") from None
+
+
+def load_guided(discipline: str | None, noise: float = 0.0, options: str = ""):
+    """``agents.guided.GuidedAgent`` of the discipline (its shipped model for the noise nearest
+    ``noise``, guiding a search planned for ``noise``) with the spec's options; AgentSpecError as
+    ``load_policy``."""
+    from agents.guided import GuidedAgent
+
+    changes = _guided_options(options)
+    if discipline is None:
+        raise AgentSpecError("the guided agent needs the discipline it plays (make_agent(..., discipline=...))")
+    try:
+        return GuidedAgent.for_discipline(discipline, noise, **changes)
+    except ValueError as e:
+        raise AgentSpecError(f"cannot make the guided agent: {e}") from None
 
 
 def load_learned(path: str):

@@ -48,6 +48,8 @@ Writes under ``--out``: ``summary.csv`` (one row per agent), ``innings.csv``, ``
 (and ``games.png``).
 
     python -m experiments.evaluate --discipline three_cushion --agents random geometric search
+    python -m experiments.evaluate --discipline three_cushion --agents search guided:shots=1024 \\
+        --innings 200 --max-shots 1
     python -m experiments.evaluate --discipline hungarian_1000 --agents "search:candidates=256,trials=4" \\
         --innings 50 --games 10 --distance 300 --noise 1
 """
@@ -68,6 +70,7 @@ import rules as rules_lib
 from agents import ExecutionNoise, GeometricAgent, SearchAgent
 from agents.base import index_tree, shot_array, shot_from_array
 from agents.layouts import random_states_for
+from agents.guided import GuidedAgent
 from agents.success import SuccessAgent
 from billiards_env import modes
 from billiards_env.actions import from_shot
@@ -145,13 +148,16 @@ def first_states(game, params, n: int, start: str, keys, breakers=None):
 
 def plan_chunk(agent, batch: int, search_shots: int = SEARCH_SHOTS) -> int:
     """States per planning call: the search as many as ``search_shots`` simulated shots allow,
-    the geometric agent and the success model (the policy) ``GEOMETRIC_CHUNK``, the others a whole batch."""
+    the geometric agent and the success model (the policy) ``GEOMETRIC_CHUNK``, the guided search
+    the smaller of the two, the others a whole batch."""
+    limit = batch
+    if isinstance(agent, (GeometricAgent, SuccessAgent, GuidedAgent)):  # they build the geometric line tables
+        limit = min(batch, GEOMETRIC_CHUNK)
     if isinstance(agent, SearchAgent):
         cfg = agent.config
         per_state = max(cfg.candidates * cfg.trials, cfg.refine_parents * cfg.refine_children * cfg.round2_trials)
-        return max(1, min(batch, search_shots // per_state))
-    if isinstance(agent, (GeometricAgent, SuccessAgent)):  # both build the geometric line tables
-        return min(batch, GEOMETRIC_CHUNK)
+        return max(1, min(limit, search_shots // per_state))
+    return limit
     return batch
 
 

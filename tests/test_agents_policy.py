@@ -1,5 +1,6 @@
 """The shipped policy (``agents.policy``): its model file and sidecar, the refusal of a file made for
-other inputs, play without simulation, the ``policy`` agent spec, and the soft labels of training."""
+other inputs, play without simulation, the ``policy`` agent spec, and the soft labels of training;
+the search it guides (``agents.guided``) and the ``guided`` agent spec."""
 from __future__ import annotations
 
 import json
@@ -11,12 +12,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from agents.base import index_tree
+from agents import SearchAgent
+from agents.base import index_tree, shot_array
+from agents.guided import BUDGETS, GuidedAgent, guided_config
 from agents.policy import MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, shipped_disciplines
-from agents.success import FEATURES, FEATURES_VERSION, mlp_apply, noise_draws
+from agents.search import best_lines
+from agents.success import FEATURES, FEATURES_VERSION, chances, line_grid, mlp_apply, noise_draws
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import scored_label, success_dataset
-from tests.test_agents_support import assert_playable, layouts, setup
+from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
 
 def _copy_model(tmp_path, name="three_cushion", noise=0.0, **changes):
@@ -148,3 +152,82 @@ def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
     assert draws.shape == (16, 5)
     np.testing.assert_allclose(draws[:8], -draws[8:])
     np.testing.assert_allclose(np.asarray(noise_draws(params, 2.0, 16)), 2 * draws, rtol=1e-12)
+
+
+# --- the guided search -------------------------------------------------------------------------
+
+def test_the_guided_budget_splits_into_the_searchs_rounds():
+    cfg = guided_config(1024, 1.0)
+    assert (cfg.candidates, cfg.trials, cfg.refine_parents, cfg.refine_children, cfg.round2_trials) == (64, 8, 8, 8, 8)
+    assert cfg.budget == 1024 and cfg.noise == 1.0
+    full, search = guided_config(8192, 1.0), SearchAgent.for_noise().config
+    assert full.budget == search.budget == 8192 and full.describe() == search.describe()
+    exact = guided_config(256, 0.0)
+    assert (exact.candidates, exact.trials, exact.refine_parents, exact.refine_children) == (128, 1, 16, 8)
+    assert all(guided_config(n, 1.0).budget == n for n in BUDGETS)
+    for bad in (1000, 128, 2 ** 17, 1024.0, True):
+        with pytest.raises(ValueError, match=r"shots must be a power of two from 256 to 65536 \(256, 512, "):
+            guided_config(bad, 1.0)
+
+
+def test_the_guided_spec_takes_a_budget_it_can_split_and_the_disciplines_model():
+    assert parse_agent_spec("guided:shots=8192,explore=0.5").kind == "guided"
+    with pytest.raises(AgentSpecError, match="shots=1000 cannot be split into the search's rounds; allowed: "
+                                             "256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536"):
+        parse_agent_spec("guided:shots=1000")
+    with pytest.raises(AgentSpecError, match="unknown guided option 'trials'; valid: shots, explore"):
+        parse_agent_spec("guided:trials=4")
+    agent = make_agent("guided", 1.0, discipline="three_cushion")
+    assert isinstance(agent, GuidedAgent) and agent.meta["plays_for"] == 1.0 and not agent.rolling
+    assert agent_budget(agent) == "132 strikes rated, 48 + 16 explored: 64 x 8 + 8 x 8 x 8 = 1024 simulated shots"
+    wide = make_agent("guided:shots=8192,explore=0.5,position_weight=0.2", 1.0, discipline="three_cushion")
+    assert wide.config.budget == 8192 and wide.split() == (132, 380) and wide.config.position_weight == 0.2
+    assert make_agent("guided:shots=256", discipline="three_cushion").config.trials == 1  # exact play
+    with pytest.raises(AgentSpecError, match="explore must be in"):
+        make_agent("guided:explore=2", 1.0, discipline="three_cushion")
+    with pytest.raises(AgentSpecError, match="'hungarian_1000' has no shipped policy model; disciplines with one: "
+                                             "three_cushion"):
+        make_agent("guided", 1.0, discipline="hungarian_1000")
+    with pytest.raises(AgentSpecError, match="needs the discipline"):
+        make_agent("guided", 1.0)
+    with pytest.raises(TypeError, match="use GuidedAgent.for_discipline"):
+        GuidedAgent.for_noise(1.0)
+
+
+def _guided(explore):
+    """The noise model guiding the small noisy search of the neighbouring tests (2 states: the
+    same compiled simulation)."""
+    net, meta = load_model("three_cushion", noise=1.0)
+    return GuidedAgent(net, SMALL_NOISY, explore, meta["proposal"]["rolling"], "three_cushion", meta)
+
+
+def test_the_guided_search_plays_legal_shots_deterministically_per_key():
+    game, params = setup("three_cushion")
+    states = layouts("three_cushion", 2, 7)
+    keys = jax.random.split(jax.random.PRNGKey(8), 2)
+    agent = _guided(0.25)
+    assert agent.split() == (12, 4)
+    shots = agent.plan_batch(game, states, params, keys)
+    assert np.shape(shots.V0) == (2,)
+    assert_playable(shots, params)
+    again = agent.plan_batch(game, states, params, keys)
+    np.testing.assert_array_equal(np.asarray(shot_array(shots)), np.asarray(shot_array(again)))
+    proposed = [np.asarray(shot_array(agent.propose(game, states, params, k))) for k in (keys, keys[::-1])]
+    np.testing.assert_array_equal(proposed[0][:, :12], proposed[1][:, :12])  # the grid part: no random draw
+    assert not np.array_equal(proposed[0][:, 12:], proposed[1][:, 12:])  # the exploring part: the key's
+
+
+def test_without_exploration_every_candidate_is_a_grid_strike_the_model_rates_highest():
+    game, params = setup("three_cushion")
+    states = layouts("three_cushion", 2, 7)
+    agent = _guided(0.0)
+    assert agent.split() == (16, 0)
+    candidates = np.asarray(shot_array(agent.propose(game, states, params, jax.random.split(jax.random.PRNGKey(1), 2))))
+    best = best_lines(game, states, params, 12, rolling=False)
+    grid = line_grid(best, params)
+    rated = np.asarray(chances(agent.net, states, grid, best, params, None))
+    strikes = np.asarray(shot_array(grid))  # (2, 132, 5)
+    assert strikes.shape == (2, 132, 5)
+    for s in range(2):
+        rows = [int(np.flatnonzero(np.all(strikes[s] == c, -1))[0]) for c in candidates[s]]  # each is a grid strike
+        np.testing.assert_array_equal(rated[s, rows], np.sort(rated[s])[::-1][:16])  # the 16 rated highest, best first

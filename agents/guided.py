@@ -1,0 +1,150 @@
+"""``GuidedAgent``: the search, with its round-1 candidates chosen by the shipped success model.
+
+The search (``agents.search``) spends its first round on strikes drawn around the best geometric
+lines, most of which miss. Here the discipline's shipped success model (``agents.policy``: P(the
+strike scores | layout, strike), the model for the planned execution noise) first rates every
+strike of the line grid (``agents.success.line_grid``: the 12 best lines, each as it is and in 10
+variations, 132 strikes; no physics), and round 1 simulates the ``1 - explore`` share of the
+candidates it rates highest, the rest being the search's own proposal (perturbations of its
+``seeds`` best lines and random strikes: exploration, for layouts the model misjudges). Round 2 and
+the choice are the search's (``agents.search._children``, ``_choose``): one engine, only the
+proposal differs (``SearchAgent.propose``). Deterministic per key.
+
+The budget (``guided_config``) comes from the simulated shots per decision N, a power of two
+from 256 to 65536: trials T = 8 under noise (1 without); round 1 C = N / (2 T) candidates x T,
+round 2 M = min(16, C / 8) parents x C / M children x T (half the shots each):
+1024 under noise -> 64 x 8 + 8 x 8 x 8; 8192 -> 512 x 8 + 16 x 32 x 8, today's search budget.
+With more candidates than grid strikes, the whole grid is simulated and the rest explores.
+
+Figures (``experiments.evaluate --discipline three_cushion``, standard noise, the evaluation's
+200 random layouts with one shot each, or its 100 innings of at most 10 shots; 95 % intervals; a
+2-core CPU shared with other work, load 6-8). Rows marked * were played by a script on the same
+layouts (``experiments.evaluate.run_innings``); those marked ** too, and in a first version whose
+grid held each line twice and whose exploring share perturbed the model's 12 lines:
+
+    agent, budget per decision                                success per shot    s/decision
+    search, 512 x 8 + 16 x 32 x 8 = 8192                      67.5 % [60.7, 73.6]  1.13
+    search alone, 64 x 8 + 8 x 8 x 8 = 1024 **                47.5 % [40.7, 54.4]
+    guided, 64 x 8 + 8 x 8 x 8 = 1024, explore 0.25           49.0 % [42.2, 55.9]  0.17-0.38
+      first version **                                        49.5 % [42.6, 56.4]
+      explore 0 **                                            50.5 % [43.6, 57.4]
+      128 x 4 + 8 x 8 x 8 *                                   49.5 % [42.6, 56.4]
+      64 x 8 + 2 x 32 x 8 *                                   44.0 % [37.3, 50.9]
+      64 x 4 + 4 x 12 x 16 *                                  50.0 % [43.1, 56.9]
+      32 x 16 + 4 x 8 x 16 **                                 47.5 % [40.7, 54.4]
+      64 x 16, no round 2 **                                  46.0 % [39.2, 52.9]
+      128 x 8, no round 2 **                                  43.0 % [36.3, 49.9]
+      the model's rating counted as 8 (32) extra trials **    43.0 (33.0) %
+
+    100 innings of at most 10 shots, 8192 per decision       points per inning   success per shot
+    search                                                    2.43 [1.88, 2.99]   71.5 %   1.33 s
+    guided (the whole grid + 380 of the search's own)         2.23 [1.81, 2.70]   69.5 %   1.44 s
+      first version                                           1.99 [1.56, 2.44]   66.8 %   1.79 s
+
+The model's choice adds a point or three to the search at 1024 shots, inside the noise of 200
+layouts, and nothing at 8192; the policy alone scores 30.5 %. At one eighth of the budget the
+guided search stays far under the full search whatever the split: choosing among noisy
+candidates needs trials more than better proposals, and the model (trained on 4 noisy plays per
+strike) judges worse than 8 simulated plays, as counting its rating as extra trials showed.
+
+    agent = GuidedAgent.for_discipline("three_cushion", noise=1.0, shots=1024)
+    shots = agent.plan_batch(rules, states, params, keys)
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+import physics
+from physics.params import Params
+from agents.policy import MODELS_DIR, SEEDS, load_model
+from agents.search import SearchAgent, SearchConfig, best_lines
+from agents.success import GRID, chances, line_grid
+from rules import GameState, Rules
+
+TRIALS = 8  # noisy plays per candidate under noise, both rounds
+MAX_PARENTS = 16
+BUDGETS = tuple(2 ** n for n in range(8, 17))  # simulated shots per decision: 256 ... 65536
+GRID_STRIKES = SEEDS * len(GRID)  # the strikes the model rates (the first variation is the line itself)
+
+
+def guided_config(shots: int, noise: float, **options) -> SearchConfig:
+    """The search budget of ``shots`` simulated shots per decision under execution noise ``noise``
+    (see the module docstring); ``options``: other ``SearchConfig`` fields. ValueError naming the
+    allowed budgets for any other number."""
+    if isinstance(shots, bool) or not isinstance(shots, int) or shots not in BUDGETS:
+        raise ValueError(f"shots must be a power of two from {BUDGETS[0]} to {BUDGETS[-1]} "
+                         f"({', '.join(map(str, BUDGETS))}), got {shots!r}")
+    trials = TRIALS if noise > 0 else 1
+    candidates = shots // (2 * trials)
+    parents = min(MAX_PARENTS, candidates // 8)
+    split = dict(candidates=candidates, trials=trials, refine_parents=parents,
+                 refine_children=candidates // parents, refine_trials=trials, noise=noise)
+    return SearchConfig(**{**split, **options})
+
+
+@functools.partial(jax.jit, static_argnames=("k",))
+def _top_strikes(net, states, shots, best, params, k: int) -> physics.Shot:
+    """(S, k) the strikes of ``shots`` (S, N) the model rates most likely to score, best first."""
+    _, top = jax.lax.top_k(chances(net, states, shots, best, params, None), k)
+    return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, top, -1), shots)
+
+
+class GuidedAgent(SearchAgent):
+    """The search with round-1 candidates proposed by a success model (see the module docstring)."""
+
+    name = "guided"
+
+    def __init__(self, net, config: SearchConfig, explore: float = 0.25, rolling: bool = False,
+                 discipline: str | None = None, meta: dict | None = None):
+        super().__init__(config)
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore must be in [0, 1], got {explore}")
+        self.net = net
+        self.explore = explore
+        self.rolling = rolling  # the lines of the model's grid: with the rolling model or not
+        self.discipline = discipline
+        self.meta = meta
+
+    @classmethod
+    def for_discipline(cls, discipline: str, noise: float = 0.0, shots: int = 1024, explore: float = 0.25,
+                       folder: str = MODELS_DIR, **options) -> GuidedAgent:
+        """The discipline's shipped model for the noise nearest ``noise``, guiding a search of
+        ``shots`` simulated shots per decision (``guided_config``) planned for ``noise``."""
+        net, meta = load_model(discipline, folder, noise)
+        return cls(net, guided_config(shots, noise, **options), explore, meta["proposal"]["rolling"],
+                   discipline, meta)
+
+    @classmethod
+    def for_noise(cls, scale: float = 1.0, **options) -> GuidedAgent:
+        """Not for the guided search, which needs a model: ``for_discipline``."""
+        raise TypeError("a guided search needs its discipline's model: use GuidedAgent.for_discipline(discipline, "
+                        "noise, shots)")
+
+    def split(self) -> tuple[int, int]:
+        """(from the grid, exploring) numbers of round-1 candidates."""
+        n = self.config.candidates
+        grid = min(GRID_STRIKES, n - int(round(self.explore * n)))
+        return grid, n - grid
+
+    def budget(self) -> str:
+        """What a decision costs: strikes rated, and the search's simulated shots."""
+        grid, explore = self.split()
+        return f"{GRID_STRIKES} strikes rated, {grid} + {explore} explored: {self.config.describe()}"
+
+    def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        """(S, candidates): the grid strikes the model rates highest, then exploring ones."""
+        grid, explore = self.split()
+        parts = []
+        if grid:
+            best = best_lines(rules, states, params, SEEDS, self.rolling)
+            parts.append(_top_strikes(self.net, states, line_grid(best, params), best, params, grid))
+        if explore:
+            search = SearchAgent(self.config, candidates=explore, refine_parents=0)
+            parts.append(search.propose(rules, states, params, keys))
+        return jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs, -1), *parts)
+
+
+__all__ = ["GuidedAgent", "guided_config", "BUDGETS"]
