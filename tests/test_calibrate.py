@@ -69,7 +69,8 @@ def test_rebounds_of_a_real_shot():
 @pytest.mark.slow
 def test_command_writes_the_report(tmp_path):
     tiny = ["--shots", "4", "--folds", "2", "--generations", "1", "--candidates", "2", "--subset", "2",
-            "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--held-pop", "16",
+            "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--base-restarts", "2",
+            "--base-polish", "1", "--held-pop", "16",
             "--held-rounds", "2", "--chunk", "64", "--no-progress", "--out", str(tmp_path)]
     report = calibrate.main(tiny)
     saved = json.loads((tmp_path / "calibrate.json").read_text())
