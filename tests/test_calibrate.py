@@ -94,8 +94,8 @@ def test_parse_values_checks_names_and_box():
 
 def test_fitted_set_is_valid_and_apart_from_the_defaults():
     p = calibrate.fitted_params()
-    assert float(p.cushion.f_c) == 0.213 and float(p.ball.u_r) == 0.00508
-    assert p.cushion_model == "graded" and float(p.cushion.f_c_slope) == -0.047
+    assert float(p.cushion.f_c) == 0.283 and float(p.ball.u_r) == 0.00516
+    assert p.cushion_model == "graded" and float(p.cushion.f_c_slope) == -0.135
     assert float(physics.default_params().cushion.f_c) == 0.15  # the physics defaults stay as they are
     for name, value in calibrate.FITTED.items():
         low, high = calibrate.SPACE[name]
