@@ -1,14 +1,17 @@
 """Shot reconstruction: the cue strike that makes the physics reproduce a tracked shot.
 
-The unknowns are the strike (V0, phi, a, b; theta stays 0, the usual carom cue) and ``dt``, the
-strike time relative to the start of motion read from the tracks (``TrackedShot.strike_time``).
-A candidate is scored by the RMS distance between the tracked centres and the simulated ones at
-the same times (every sample of every ball; ``physics.positions_at`` reads the simulated paths
-from the event log). The search is a cross-entropy method (CEM) over a batch of candidates per
-shot, simulated in one call (``physics.simulate_batch``): sample, keep the best eighth, refit a
-normal distribution to them, repeat. Early rounds score only the first seconds of the shot (a
-smooth start) and the horizon grows to the whole shot, which keeps the search out of the many
-local minima that later contacts make.
+The unknowns are the strike (V0, phi, a, b and the cue elevation theta, near 0 for most carom
+strokes) and ``dt``, the strike time relative to the start of motion read from the tracks
+(``TrackedShot.strike_time``). A candidate is scored by the RMS distance between the tracked
+centres and the simulated ones at the same times (every sample of every ball;
+``physics.positions_at`` reads the simulated paths from the event log). The search is a
+cross-entropy method (CEM) over a batch of candidates per shot, simulated in one call
+(``physics.simulate_batch``): sample, keep the best eighth, refit a normal distribution to them,
+repeat. Early rounds score only the first seconds of the shot (a smooth start) and the horizon
+grows to the whole shot, which keeps the search out of the many local minima that later
+contacts make. From a first guess, several searches start with different side spins (its
+sign sets every cushion angle, and one search can settle on the wrong one) and the best goes
+on alone; the last rounds search around the best strike found, scored on the whole shot.
 
 Reported errors: RMS over the whole shot, over the first 2 s after the strike, and a time-free
 path-shape distance (each tracked sample to the nearest point of its ball's simulated path and
@@ -40,14 +43,19 @@ from experiments.tracking import TrackedShot
 N_SAMPLES = 640  # samples per shot, padded (the longest of the 90 has 556)
 CHUNK = 256  # shots simulated per call
 POP, ROUNDS = 1024, 30  # CEM candidates per round and rounds
+RESTARTS = 4  # independent searches per shot in the first rounds (``fit``) ...
+EXPLORE = 0.25  # ... this fraction of them
+POLISH = 3  # last rounds: a local search around the best strike, scored on the whole shot
 EARLY = 2.0  # s after the strike: the "first 2 s" error
 FIRST_HORIZON = 0.5  # s of the shot scored in the first CEM round; the horizon then grows ...
 GROWTH = 1.25  # ... by this factor a round (the whole shot after about 15 rounds)
-FIELDS = ("V0", "phi", "a", "b", "dt")
-# Search box and the floor of the search spread of each field.
-LOW = np.array([0.05, -np.inf, -0.6, -0.6, -0.04])
-HIGH = np.array([8.0, np.inf, 0.6, 0.6, 0.04])
-MIN_SPREAD = np.array([0.002, 0.01, 0.002, 0.002, 0.0005])
+FIELDS = ("V0", "phi", "a", "b", "dt", "theta")
+# Search box and the floor of the search spread of each field; the starting spread from a first
+# guess (V0's relative to the guessed speed). theta: cue elevation (deg), 0 for most carom strokes.
+LOW = np.array([0.05, -np.inf, -0.6, -0.6, -0.04, 0.0])
+HIGH = np.array([8.0, np.inf, 0.6, 0.6, 0.04, 30.0])
+MIN_SPREAD = np.array([0.002, 0.01, 0.002, 0.002, 0.0005, 0.05])
+WIDE_SPREAD = np.array([0.35, 4.0, 0.3, 0.3, 0.008, 3.0])
 MAX_TIP = 0.58  # tip offsets are kept inside this radius (the miscue limit is 0.6 R)
 BALL_SPEED_PER_CUE_SPEED = 1.4  # a centre hit gives the ball 2 M / (M + m) = 1.46 of the cue speed
 
@@ -97,19 +105,19 @@ def separated(start, gap=1e-6) -> np.ndarray:
 
 
 def first_guess(shot: TrackedShot) -> np.ndarray:
-    """(5,) a strike from the cue ball's first samples: aim along its first 60 ms of travel,
-    cue speed from the ball's speed there, centre hit, dt = 0."""
+    """(6,) a strike (``FIELDS``) from the cue ball's first samples: aim along its first 60 ms of
+    travel, cue speed from the ball's speed there, a level centre hit, dt = 0."""
     tr = shot.tracks[shot.cue]
     t0 = shot.strike_time
     k = int(np.searchsorted(tr.t, t0 + 0.06))
     k = min(max(k, 1), len(tr.t) - 1)
     d = tr.xy[k] - tr.xy[0]
     speed = np.linalg.norm(d) / max(tr.t[k] - t0, 1e-3)
-    return np.array([speed / BALL_SPEED_PER_CUE_SPEED, np.degrees(np.arctan2(d[1], d[0])), 0.0, 0.0, 0.0])
+    return np.array([speed / BALL_SPEED_PER_CUE_SPEED, np.degrees(np.arctan2(d[1], d[0])), 0.0, 0.0, 0.0, 0.0])
 
 
 def legal(x: np.ndarray) -> np.ndarray:
-    """Strikes (..., 5) moved into the search box, tip offsets inside ``MAX_TIP``."""
+    """Strikes (..., 6) moved into the search box, tip offsets inside ``MAX_TIP``."""
     x = np.clip(x, LOW, HIGH)
     r = np.hypot(x[..., 2], x[..., 3])
     scale = np.minimum(1.0, MAX_TIP / np.maximum(r, 1e-12))
@@ -130,7 +138,7 @@ def _squared_errors(results, times, ball, xy, params, per_lane=False):
 
 def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params, batched_params: bool = False,
              chunk: int = CHUNK):
-    """Simulate strike k of ``strikes`` (B, 5) from target k's layout, ``chunk`` lanes a call (one
+    """Simulate strike k of ``strikes`` (B, 6; ``FIELDS``) from target k's layout, ``chunk`` lanes a call (one
     compiled shape whatever B; the last call is padded). Returns (results, d2, rel): the batch of
     ``ShotResult`` (of the last call only when there are several), (B, N) squared errors and (B, N)
     sample times from the strike."""
@@ -148,7 +156,7 @@ def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params,
         rows = index[part]
         x = strikes[rows]
         lane_params = jax.tree_util.tree_map(lambda v, rows=rows: v[rows], params) if batched_params else params
-        shot = physics.Shot(V0=x[:, 0], phi=x[:, 1], theta=np.zeros(len(x)), a=x[:, 2], b=x[:, 3])
+        shot = physics.Shot(V0=x[:, 0], phi=x[:, 1], theta=x[:, 5], a=x[:, 2], b=x[:, 3])
         results = physics.simulate_batch(start[part], shot, cue[part], lane_params, batched_params=batched_params)
         d2[part] = np.asarray(_squared_errors(results, jnp.asarray(rel[part]), jnp.asarray(ball[part]),
                                               jnp.asarray(xy[part]), lane_params, per_lane=batched_params))
@@ -174,62 +182,93 @@ class Fit:
         return dict(zip(FIELDS, (float(v) for v in self.strike)), rms=self.rms, rms_early=self.rms_early)
 
 
+def _side_spins(init: np.ndarray, restarts: int) -> np.ndarray:
+    """(n, restarts, 6): the starting strikes of the independent searches, alike but for their
+    side spin, spread evenly over -0.3..0.3 (one search keeps ``init``)."""
+    start = np.repeat(np.array(init, float)[:, None], restarts, axis=1)
+    if restarts > 1:
+        start[:, :, 2] = np.linspace(-0.3, 0.3, restarts)
+    return start
+
+
+def check_search(pop: int, rounds: int, restarts: int, polish: int) -> None:
+    """ValueError unless ``fit`` can run these settings."""
+    if restarts < 1 or pop % restarts or pop // restarts < 8:
+        raise ValueError(f"pop must be a multiple of restarts with at least 8 candidates per search, "
+                         f"got pop={pop}, restarts={restarts}")
+    if rounds < 1 or not 0 <= polish < rounds:
+        raise ValueError(f"rounds must be at least 1 and polish in [0, rounds), got rounds={rounds}, polish={polish}")
+
+
 def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds: int = ROUNDS, seed: int = 0,
         init: Optional[np.ndarray] = None, spread: Optional[np.ndarray] = None,
         batched_params: bool = False, chunk: int = CHUNK, first_horizon: float = FIRST_HORIZON,
-        progress=None) -> list[Fit]:
+        restarts: int = 1, polish: int = 0, progress=None) -> list[Fit]:
     """CEM over the strikes of several targets at once: ``pop`` candidates each, ``rounds`` rounds.
 
-    init: (len(targets), 5) starting strikes (``first_guess`` of each shot, or earlier fits);
-    spread: (5,) the starting standard deviations (default: wide, for a first guess);
-    first_horizon: seconds of the shot scored in the first round (a warm start can score more).
+    init: (len(targets), 6) starting strikes (``first_guess`` of each shot, or earlier fits);
+    spread: (6,) the starting standard deviations (default ``WIDE_SPREAD``, for a first guess);
+    first_horizon: seconds of the shot scored in the first round (a warm start can score more);
+    restarts: independent searches per target (``pop // restarts`` candidates each, side spins
+    from ``_side_spins``) for the first ``EXPLORE`` of the rounds; the one whose best strike fits
+    the whole shot best then goes on with the whole population;
+    polish: the last rounds sample around the best strike so far, scored on the whole shot.
     With ``batched_params`` every leaf of ``params`` has a leading axis of len(targets): each
     target is fitted under its own parameters (calibration).
     """
-    if pop < 8:
-        raise ValueError(f"pop must be at least 8 candidates, got {pop}")
-    if rounds < 1:
-        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    check_search(pop, rounds, restarts, polish)
     rng = np.random.default_rng(seed)
-    n = len(targets)
-    if init is None or np.shape(init) != (n, 5):
-        raise ValueError(f"init must hold a starting strike per target, shape ({n}, 5) (reconstruct.first_guess), "
+    n, dim = len(targets), len(FIELDS)
+    if init is None or np.shape(init) != (n, dim):
+        raise ValueError(f"init must hold a starting strike per target, shape ({n}, {dim}) (reconstruct.first_guess), "
                          f"got {None if init is None else np.shape(init)}")
-    mean = np.array(init, float)
-    std = np.tile(np.array([0.35, 4.0, 0.3, 0.3, 0.008]) if spread is None else spread, (n, 1))
-    std[:, 0] *= mean[:, 0] if spread is None else 1.0
-    cov = np.stack([np.diag(s**2) for s in std])  # full covariances: V0, aim, spin and dt trade off
+    mean = _side_spins(init, restarts)  # (n, groups, dim)
+    std = np.array(WIDE_SPREAD if spread is None else spread, float)[None, None] * np.ones_like(mean)
+    if spread is None:
+        std[..., 0] *= mean[..., 0]
+    cov = np.einsum("ngi,ij->ngij", std**2, np.eye(dim))  # full covariances: V0, aim, spin and dt trade off
     lanes = [t for t in targets for _ in range(pop)]
     lane_params = params
     if batched_params:
         lane_params = jax.tree_util.tree_map(lambda x: jnp.repeat(x, pop, axis=0), params)
     used = np.stack([t.used for t in lanes])
-    elite = max(pop // 8, 2)
-    best = [Fit(mean[i].copy(), np.inf, np.inf) for i in range(n)]
+    best = [[Fit(m.copy(), np.inf, np.inf) for m in row] for row in mean]  # per target and search
+    merge = max(int(rounds * EXPLORE), 1) if restarts > 1 else -1
     for k in range(rounds):
-        chol = np.linalg.cholesky(cov + np.stack([np.diag(MIN_SPREAD**2)] * n))
-        x = mean[:, None, :] + np.einsum("nij,npj->npi", chol, rng.standard_normal((n, pop, 5)))
-        x[:, 0] = mean  # the current mean is always a candidate
-        for i in range(n):
-            if np.isfinite(best[i].rms):
-                x[i, 1] = best[i].strike
-        x = legal(x).reshape(n * pop, 5)
+        if k == merge:  # the best search of each target goes on alone
+            keep = [int(np.argmin([f.rms for f in row])) for row in best]
+            mean, cov = mean[np.arange(n), keep][:, None], cov[np.arange(n), keep][:, None]
+            best = [[row[j]] for row, j in zip(best, keep)]
+        groups = mean.shape[1]
+        size = pop // groups
+        polishing = k >= rounds - polish
+        if polishing:
+            mean = np.array([[f.strike for f in row] for row in best])
+        chol = np.linalg.cholesky(cov + np.diag(MIN_SPREAD**2))
+        x = mean[:, :, None, :] + np.einsum("ngij,ngpj->ngpi", chol, rng.standard_normal((n, groups, size, dim)))
+        x[:, :, 0] = mean  # the current mean is always a candidate, and so is the best strike
+        x[:, :, 1] = [[f.strike if np.isfinite(f.rms) else m for f, m in zip(row, mrow)]
+                      for row, mrow in zip(best, mean)]
+        x = legal(x).reshape(n * pop, dim)
         _, d2, rel = simulate(lanes, x, lane_params, batched_params, chunk)
-        horizon = first_horizon * GROWTH ** k
-        score = rms(d2, used & (rel <= horizon)).reshape(n, pop)
-        whole = rms(d2, used).reshape(n, pop)
-        early = rms(d2, used & (rel <= EARLY)).reshape(n, pop)
-        x = x.reshape(n, pop, 5)
+        horizon = np.inf if polishing else first_horizon * GROWTH ** k
+        shape = (n, groups, size)
+        score = rms(d2, used & (rel <= horizon)).reshape(shape)
+        whole = rms(d2, used).reshape(shape)
+        early = rms(d2, used & (rel <= EARLY)).reshape(shape)
+        x = x.reshape(n, groups, size, dim)
+        elite = max(size // 8, 2)
         for i in range(n):
-            order = np.argsort(score[i])[:elite]
-            mean[i] = x[i, order].mean(0)
-            cov[i] = np.cov(x[i, order], rowvar=False)
-            j = int(np.argmin(whole[i]))
-            if whole[i, j] < best[i].rms:
-                best[i] = Fit(x[i, j].copy(), float(whole[i, j]), float(early[i, j]))
+            for g in range(groups):
+                order = np.argsort(score[i, g])[:elite]
+                mean[i, g] = x[i, g, order].mean(0)
+                cov[i, g] = np.cov(x[i, g, order], rowvar=False)
+                j = int(np.argmin(whole[i, g]))
+                if whole[i, g, j] < best[i][g].rms:
+                    best[i][g] = Fit(x[i, g, j].copy(), float(whole[i, g, j]), float(early[i, g, j]))
         if progress is not None:
             progress.update(1)
-    return best
+    return [min(row, key=lambda f: f.rms) for row in best]
 
 
 def final_result(target: Target, strike: np.ndarray, params: physics.Params, chunk: int = CHUNK
@@ -267,24 +306,26 @@ def path_distance(shot: TrackedShot, result: physics.ShotResult, dt: float, para
 
 
 def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, pop: int = POP, rounds: int = ROUNDS,
-                seed: int = 0, chunk: int = CHUNK) -> tuple[Fit, float]:
+                seed: int = 0, chunk: int = CHUNK, restarts: int = RESTARTS, polish: int = POLISH
+                ) -> tuple[Fit, float]:
     """The best strike for one tracked shot and its path-shape distance."""
     params = physics.default_params() if params is None else params
     target = Target.of(shot)
-    best = fit([target], params, pop=pop, rounds=rounds, seed=seed, init=first_guess(shot)[None], chunk=chunk)[0]
+    best = fit([target], params, pop=pop, rounds=rounds, seed=seed, init=first_guess(shot)[None], chunk=chunk,
+               restarts=restarts, polish=polish)[0]
     best.result = final_result(target, best.strike, params, chunk)
     return best, path_distance(shot, best.result, float(best.strike[4]), params)
 
 
 def sampled(start, strike: np.ndarray, params: physics.Params, *, shot_id: int = 0, cue: int = 0,
-            step: float = 0.02, lead: float = 0.01, chunk: int = CHUNK) -> TrackedShot:
-    """A tracked shot made by the physics: the strike (V0, phi, a, b) from ``start`` (3, 2),
+            step: float = 0.02, lead: float = 0.01, theta: float = 0.0, chunk: int = CHUNK) -> TrackedShot:
+    """A tracked shot made by the physics: the strike (V0, phi, a, b; elevation theta) from ``start`` (3, 2),
     every ball sampled every ``step`` s like the camera (a ball at rest once, then from when it
     moves), the strike ``lead`` s after the recording starts. For checking the reconstruction."""
     target = Target.of(tracking.TrackedShot(shot_id, tuple(
         tracking.Track(np.array([0.0, 1.0]), np.repeat(np.asarray(p, float)[None], 2, 0)) for p in start)))
     target = dataclasses.replace(target, cue=cue, strike_time=0.0)
-    result = final_result(target, np.append(np.asarray(strike, float)[:4], 0.0), params, chunk)
+    result = final_result(target, np.concatenate([np.asarray(strike, float)[:4], [0.0, theta]]), params, chunk)
     t = np.arange(0.0, float(result.final_time) + step, step)
     paths = np.asarray(physics.positions_at(result, t, params))
     tracks = []
@@ -328,10 +369,16 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--out", default="results/reconstruct", help="output folder")
     parser.add_argument("--pop", type=int, default=POP, help="candidates per CEM round")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="CEM rounds")
+    parser.add_argument("--restarts", type=int, default=RESTARTS, help="independent searches in the first rounds")
+    parser.add_argument("--polish", type=int, default=POLISH, help="last rounds searching around the best strike")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--chunk", type=int, default=CHUNK, help="shots simulated per call")
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
+    try:
+        check_search(args.pop, args.rounds, args.restarts, args.polish)
+    except ValueError as err:
+        parser.error(f"--pop, --rounds, --restarts, --polish: {err}")
     shots = {s.shot_id: s for s in tracking.load(args.data)}
     unknown = sorted(set(args.shot or []) - set(shots))
     if unknown:
@@ -342,7 +389,8 @@ def main(argv=None) -> list[dict]:
     rows = []
     for shot in chosen:
         clock = time.perf_counter()
-        best, shape = reconstruct(shot, params, pop=args.pop, rounds=args.rounds, seed=args.seed, chunk=args.chunk)
+        best, shape = reconstruct(shot, params, pop=args.pop, rounds=args.rounds, seed=args.seed, chunk=args.chunk,
+                                  restarts=args.restarts, polish=args.polish)
         row = dict(shot_id=shot.shot_id, cue=shot.cue, **best.row(), shape=shape,
                    seconds=time.perf_counter() - clock)
         rows.append(row)

@@ -68,11 +68,16 @@ class CushionParams:
     Attributes:
       e_c: restitution.  f_c: ball-cushion friction.
       height: nose height above the bed (m); 37 mm (UMB, rule H-1.1).
+      e_c_slope, f_c_slope: how the "graded" cushion model varies e_c with the normal speed (per
+        m/s) and f_c with the sine of the incidence (docs/physics.md section 2); 0 by default,
+        and the other models ignore them.
     """
 
     e_c: jnp.ndarray
     f_c: jnp.ndarray
     height: jnp.ndarray
+    e_c_slope: jnp.ndarray
+    f_c_slope: jnp.ndarray
 
     def contact_angle(self, radius):
         """Angle of the nose above the ball's equator: sin(theta) = h / R - 1 (docs/physics.md section 2)."""
@@ -139,7 +144,8 @@ class Params:
     Attributes:
       ball, cushion, cue, pin: the parameter groups above.  table: the ``Table``.  g: gravity (m/s^2).
       ball_ball: "frictional" (TP A-14 throw) or "frictionless".
-      cushion_model: "han2005" (closed form) or "mathavan2010" (integrated impact).
+      cushion_model: "han2005" (closed form), "mathavan2010" (integrated impact) or "graded" (Han
+        2005 with restitution and friction graded by the impact).
       capacity: events the log can hold.
     """
 
@@ -173,7 +179,7 @@ _DEFAULTS = {
         mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_sp_proportionality=0.444, e_b=0.95,
         e_table=0.5, e_strike=0.5, strike_press=2.6, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
     ),
-    CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037),
+    CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037, e_c_slope=0.0, f_c_slope=0.0),
     PinParams: dict(
         mass=0.015, contact_radius=0.010, total_height=0.091, base_radius=0.007, cm_height=0.033,
         restitution=0.6,
@@ -209,7 +215,7 @@ def default_params(table: str = "match", **overrides) -> Params:
     """Default parameters for a table ("match" or "hungarian"), with named overrides.
 
     Overrides: ``ball_ball`` ("frictional" | "frictionless"), ``cushion`` ("han2005" |
-    "mathavan2010"), ``capacity`` (events in the log), ``dtype`` ("float64" | "float32"), ``g``,
+    "mathavan2010" | "graded"), ``capacity`` (events in the log), ``dtype`` ("float64" | "float32"), ``g``,
     any table size (``length``, ``width``, ...), and any leaf of the groups by its name
     (``u_s``, ``e_b``, ``e_c``, ``height``; ``ball_mass``, ``ball_radius``, ``cue_mass``; the pin's
     with ``pin_``: ``pin_mass``, ``pin_contact_radius``, ...).
@@ -276,6 +282,7 @@ class Range:
 POSITIVE = Range(0.0)
 NON_NEGATIVE = Range(0.0, low_open=False)
 FRACTION = Range(0.0, 1.0, low_open=False, high_open=False)  # restitutions
+REAL = Range(-math.inf)
 
 # The allowed range of every leaf of ``Params``, by its path. Why each bound (docs/physics.md):
 # masses, lengths, g and the friction that ends a motion (u_s, u_r, u_sp) must be > 0, or a
@@ -285,14 +292,15 @@ FRACTION = Range(0.0, 1.0, low_open=False, high_open=False)  # restitutions
 # cue's end mass ratio m / m_end is >= 0 (section 3; a negative one divides by zero in the
 # squirt); offsets are fractions of R below the ball's edge (section 3); the speed the strike's
 # squeeze absorbs, strike_press, is >= 0 (0: none, section 3); the rail's sizes are > 0 and its
-# top no lower than the nose (section 5).
+# top no lower than the nose (section 5); the graded cushion's slopes may have either sign (its
+# clips keep the restitution in [0, 1] and the friction >= 0, section 2).
 RANGES = {
     "ball": dict(
         mass=POSITIVE, radius=POSITIVE, u_s=POSITIVE, u_r=POSITIVE, u_sp_proportionality=POSITIVE, e_b=FRACTION,
         e_table=Range(0.0, 1.0, low_open=False), e_strike=FRACTION, strike_press=NON_NEGATIVE,
         throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
     ),
-    "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE),
+    "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE, e_c_slope=REAL, f_c_slope=REAL),
     "cue": dict(
         mass=POSITIVE, tip_radius=POSITIVE, end_mass_ratio=NON_NEGATIVE, tip_restitution=FRACTION,
         max_offset=Range(0.0, 1.0), max_speed=POSITIVE,

@@ -69,7 +69,8 @@ def test_rebounds_of_a_real_shot():
 @pytest.mark.slow
 def test_command_writes_the_report(tmp_path):
     tiny = ["--shots", "4", "--folds", "2", "--generations", "1", "--candidates", "2", "--subset", "2",
-            "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--held-pop", "16",
+            "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--base-restarts", "2",
+            "--base-polish", "1", "--held-pop", "16",
             "--held-rounds", "2", "--chunk", "64", "--no-progress", "--out", str(tmp_path)]
     report = calibrate.main(tiny)
     saved = json.loads((tmp_path / "calibrate.json").read_text())
@@ -93,7 +94,8 @@ def test_parse_values_checks_names_and_box():
 
 def test_fitted_set_is_valid_and_apart_from_the_defaults():
     p = calibrate.fitted_params()
-    assert float(p.cushion.f_c) == 0.264 and float(p.ball.u_r) == 0.00464
+    assert float(p.cushion.f_c) == 0.283 and float(p.ball.u_r) == 0.00516
+    assert p.cushion_model == "graded" and float(p.cushion.f_c_slope) == -0.135
     assert float(physics.default_params().cushion.f_c) == 0.15  # the physics defaults stay as they are
     for name, value in calibrate.FITTED.items():
         low, high = calibrate.SPACE[name]

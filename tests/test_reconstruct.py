@@ -30,18 +30,19 @@ def test_made_shot_looks_tracked(made):
     np.testing.assert_allclose(np.diff(shot.tracks[0].t[:5]), 0.02)
 
 
-def test_true_strike_scores_zero_and_a_faster_one_does_not(made):
+def test_true_strike_scores_zero_and_a_faster_or_raised_one_does_not(made):
     params, shot = made
     target = rc.Target.of(shot)
-    strikes = np.array([[*STRIKE, 0.0], [3.05, *STRIKE[1:], 0.0]])
-    _, d2, rel = rc.simulate([target, target], strikes, params, chunk=CHUNK)
-    whole = rc.rms(d2, np.stack([target.used] * 2))
-    assert whole[0] < 1e-9 and whole[1] > 0.02
+    strikes = np.array([[*STRIKE, 0.0, 0.0], [3.05, *STRIKE[1:], 0.0, 0.0], [*STRIKE, 0.0, 8.0]])
+    _, d2, rel = rc.simulate([target] * 3, strikes, params, chunk=CHUNK)
+    whole = rc.rms(d2, np.stack([target.used] * 3))
+    assert whole[0] < 1e-9 and whole[1] > 0.02 and whole[2] > 0.02  # the elevation (column 5) is simulated
 
 
 def test_reconstruction_recovers_the_strike(made):
     params, shot = made
-    best, shape = rc.reconstruct(shot, params, pop=512, rounds=30, chunk=CHUNK)
+    # one search from the first guess (the made shot's side spin needs no restarts), then the polish
+    best, shape = rc.reconstruct(shot, params, pop=512, rounds=30, chunk=CHUNK, restarts=1)
     assert best.rms < 0.01 and best.rms_early < 0.01 and shape < 0.01
     assert abs(best.strike[0] - STRIKE[0]) < 0.03 and abs(best.strike[1] - STRIKE[1]) < 0.3
     assert abs(best.strike[4]) < 0.005
@@ -60,18 +61,41 @@ def test_overlapping_start_balls_are_pushed_apart():
     np.testing.assert_allclose(start.mean(0), [(1.0 + 1.0 + 2 * r - 0.002 + 2.0) / 3, 2.0 / 3])
 
 
-def test_fit_refuses_a_tiny_population(made):
+def test_fit_refuses_a_tiny_population_and_a_bad_split(made):
     params, shot = made
-    with pytest.raises(ValueError, match="pop must be at least 8"):
-        rc.fit([rc.Target.of(shot)], params, pop=4, init=rc.first_guess(shot)[None])
+    args = ([rc.Target.of(shot)], params)
+    init = rc.first_guess(shot)[None]
+    with pytest.raises(ValueError, match="at least 8 candidates per search, got pop=4, restarts=1"):
+        rc.fit(*args, pop=4, init=init)
+    with pytest.raises(ValueError, match="pop must be a multiple of restarts.*got pop=100, restarts=3"):
+        rc.fit(*args, pop=100, restarts=3, init=init)
+    with pytest.raises(ValueError, match="polish in \\[0, rounds\\), got rounds=3, polish=3"):
+        rc.fit(*args, pop=16, rounds=3, polish=3, init=init)
+    with pytest.raises(ValueError, match=r"init must hold a starting strike per target, shape \(1, 6\)"):
+        rc.fit(*args, pop=16, init=np.zeros((1, 5)))
+
+
+def test_restarts_start_alike_but_for_side_spin():
+    init = np.array([[2.0, 30.0, 0.1, 0.2, 0.0, 0.0], [1.0, -45.0, 0.0, 0.0, 0.01, 0.0]])
+    start = rc._side_spins(init, 4)
+    assert start.shape == (2, 4, 6)
+    np.testing.assert_allclose(start[:, :, 2], [[-0.3, -0.1, 0.1, 0.3]] * 2)
+    np.testing.assert_array_equal(np.delete(start, 2, axis=2), np.repeat(np.delete(init, 2, axis=1)[:, None], 4, 1))
+    np.testing.assert_array_equal(rc._side_spins(init, 1)[:, 0], init)  # one search keeps its start
 
 
 @pytest.mark.slow
 def test_command_writes_a_picture_and_a_csv(tmp_path):
-    rows = rc.main(["--shot", "545712", "--out", str(tmp_path), "--pop", "64", "--rounds", "3",
+    rows = rc.main(["--shot", "545712", "--out", str(tmp_path), "--pop", "64", "--rounds", "3", "--polish", "1",
                     "--chunk", str(CHUNK)])
     assert (tmp_path / "shot_545712.png").stat().st_size > 10_000
     with open(tmp_path / "reconstruct.csv") as f:
         saved = list(csv.DictReader(f))
     assert [int(r["shot_id"]) for r in saved] == [545712]
     assert float(saved[0]["rms"]) == pytest.approx(rows[0]["rms"]) and rows[0]["rms"] < 1.0
+
+
+def test_command_refuses_a_polish_as_long_as_the_search(capsys):
+    with pytest.raises(SystemExit):
+        rc.main(["--rounds", "3", "--polish", "3"])
+    assert "polish in [0, rounds), got rounds=3, polish=3" in capsys.readouterr().err

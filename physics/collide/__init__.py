@@ -8,6 +8,7 @@ ball-ball      "frictional"         ball_ball (Alciatore TP A-14 throw)
 ball-ball      "frictionless"       ball_ball (no friction)
 ball-cushion   "han2005"            cushion_han2005 (Han 2005, closed form)
 ball-cushion   "mathavan2010"       cushion_mathavan2010 (Mathavan et al. 2010)
+ball-cushion   "graded"             cushion_graded (Han 2005, graded e and f)
 ball-pin       (one model)          ball_pin (impulse and toppling about the base edge)
 ball in air    (one model)          rail (above the nose: the cushion's face, the
 at a cushion                        rail, the frame; docs/physics.md section 5)

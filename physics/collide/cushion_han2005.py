@@ -21,6 +21,12 @@ def resolve(v, w, normal, params):
 
     A ball that is not approaching the cushion is returned unchanged.
     """
+    return impact(v, w, normal, params, params.cushion.e_c, params.cushion.f_c)
+
+
+def impact(v, w, normal, params, restitution, friction):
+    """``resolve`` with the restitution and the friction at the nose given (the graded model
+    chooses them per impact)."""
     m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
     theta = params.cushion.contact_angle(R)
     N = jnp.concatenate([jnp.cos(theta) * normal, jnp.sin(theta)[None]])
@@ -28,5 +34,5 @@ def resolve(v, w, normal, params):
     u = lift(v) + cross(w, r)
     k_n = 1.0 / m
     k_t = 1.0 / m + R**2 / inertia
-    P = frictional_impulse(u, N, k_n, k_t, params.cushion.e_c, params.cushion.f_c)
+    P = frictional_impulse(u, N, k_n, k_t, restitution, friction)
     return v + P[:2] / m, w + cross(r, P) / inertia

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from physics.collide import ball_ball, cushion_han2005, cushion_mathavan2010
+from physics.collide import ball_ball, cushion_graded, cushion_han2005, cushion_mathavan2010
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,11 @@ CUSHION_MODELS: dict[str, Model] = {
         cushion_mathavan2010.resolve,
         "S. Mathavan, M. R. Jackson, R. M. Parkin, Proc. IMechE Part C 224(9), 1863-1873 (2010)",
         "the impact integrated in the normal impulse, friction at the nose and at the bed"),
+    "graded": Model(
+        cushion_graded.resolve,
+        "I. Han (2005) impulse; restitution by normal speed and friction by incidence fitted to tracked match "
+        "rebounds (erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal), docs/physics.md section 2",
+        "han2005 with e_c - e_c_slope (v_n - 1 m/s) and f_c + f_c_slope (sin a - sin 45 deg)"),
 }
 
 _REGISTRIES = {"ball_ball": BALL_BALL_MODELS, "cushion": CUSHION_MODELS}
