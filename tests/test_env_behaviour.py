@@ -445,6 +445,7 @@ def test_the_fused_step_with_a_key_per_row_plays_as_the_staged_one():
     assert np.all(np.asarray(a.step_count) == 1)
 
 
+@pytest.mark.slow  # the step compiled over stacked params: one large program, shared with the gymnax loop
 def test_step_autoreset_keeps_the_finished_step_and_starts_a_new_episode_under_a_parameter_sweep():
     """The functional autoreset step (as gymnax and the vector env): the finished step's rewards,
     outcome and observation beside a new episode; vmapped over a sweep of stacked EnvParams."""

@@ -98,6 +98,7 @@ def check_discipline(discipline, mode="shot"):
     return out
 
 
+@pytest.mark.slow  # end to end: a compiled loop of the gymnax step (the other disciplines' loops too)
 def test_three_cushion_shot_loop_matches_the_functional_env():
     out = check_discipline("three_cushion")
     assert out["terminated"].all()  # "shot" mode: every step ends its episode
