@@ -55,7 +55,7 @@ def saved(ppo, trained, tmp_path_factory):
     return agent, agent.save(tmp_path_factory.mktemp("policy") / "straight_rail_ppo_jax.npz")[0]
 
 
-@pytest.mark.slow  # trains the JAX PPO: its compiled update (the whole environment step inside) is the suite's largest program
+@pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_training_is_deterministic_for_a_seed(ppo):
     def three_updates(seed):
         state = ppo.init(seed)
@@ -69,7 +69,7 @@ def test_training_is_deterministic_for_a_seed(ppo):
     assert any(not np.array_equal(x, z) for x, z in zip(a, c))
 
 
-@pytest.mark.slow  # trains the JAX PPO: its compiled update (the whole environment step inside) is the suite's largest program
+@pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_a_short_run_raises_the_mean_reward_on_a_fixed_layout(trained):
     _, rewards = trained
     first, last = rewards[:10].mean(), rewards[-10:].mean()
@@ -109,7 +109,7 @@ def test_bad_settings_are_refused():
         PPOConfig(n_envs=0)
 
 
-@pytest.mark.slow  # trains the JAX PPO: its compiled update (the whole environment step inside) is the suite's largest program
+@pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_a_checkpoint_loads_back_to_the_same_actions_and_strikes(trained, saved):
     state, _ = trained
     agent, path = saved
@@ -133,7 +133,7 @@ def test_a_checkpoint_loads_back_to_the_same_actions_and_strikes(trained, saved)
     assert sidecar["mode"] == "shot" and sidecar["observation"] == observation.layout()
 
 
-@pytest.mark.slow  # trains the JAX PPO: its compiled update (the whole environment step inside) is the suite's largest program
+@pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_a_checkpoint_of_another_observation_or_network_is_refused(saved, tmp_path):
     _, path = saved
     npz, sidecar = checkpoint_paths(path)
@@ -161,7 +161,7 @@ def test_a_checkpoint_of_another_observation_or_network_is_refused(saved, tmp_pa
         JaxPolicyAgent.load(tmp_path / "missing.npz")
 
 
-@pytest.mark.slow  # trains the JAX PPO: its compiled update (the whole environment step inside) is the suite's largest program
+@pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_the_planner_plays_in_the_evaluation_command(saved):
     _, path = saved
     result = evaluate.evaluate(DISCIPLINE, [f"learned:{path}"], innings=3, max_shots=1, noise=0.0, batch=BATCH,
@@ -197,7 +197,7 @@ def test_the_training_command_writes_the_sb3_paths_files(tmp_path, capsys):
     assert "training reward - (no rollout yet)" in capsys.readouterr().out
 
 
-@pytest.mark.slow  # trains the JAX PPO: its compiled update (the whole environment step inside) is the suite's largest program
+@pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_the_planner_traces_so_it_can_be_a_built_in_opponent(saved):
     agent, _ = saved
     game = rules.make_rules(DISCIPLINE)
