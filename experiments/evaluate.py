@@ -158,7 +158,6 @@ def plan_chunk(agent, batch: int, search_shots: int = SEARCH_SHOTS) -> int:
         per_state = max(cfg.candidates * cfg.trials, cfg.refine_parents * cfg.refine_children * cfg.round2_trials)
         return max(1, min(limit, search_shots // per_state))
     return limit
-    return batch
 
 
 @dataclasses.dataclass
