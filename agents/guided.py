@@ -98,8 +98,8 @@ class GuidedAgent(SearchAgent):
     name = "guided"
 
     def __init__(self, net, config: SearchConfig, explore: float = 0.25, rolling: bool = False,
-                 discipline: str | None = None, meta: dict | None = None):
-        super().__init__(config)
+                 discipline: str | None = None, meta: dict | None = None, leave=None):
+        super().__init__(config, leave=leave)
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"explore must be in [0, 1], got {explore}")
         self.net = net
@@ -110,12 +110,13 @@ class GuidedAgent(SearchAgent):
 
     @classmethod
     def for_discipline(cls, discipline: str, noise: float = 0.0, shots: int = 1024, explore: float = 0.25,
-                       folder: str = MODELS_DIR, **options) -> GuidedAgent:
+                       folder: str = MODELS_DIR, leave=None, **options) -> GuidedAgent:
         """The discipline's shipped model for the noise nearest ``noise``, guiding a search of
-        ``shots`` simulated shots per decision (``guided_config``) planned for ``noise``."""
+        ``shots`` simulated shots per decision (``guided_config``) planned for ``noise``; ``leave``:
+        a leave value (``agents.leave.LeaveValue``) for position play."""
         net, meta = load_model(discipline, folder, noise)
         return cls(net, guided_config(shots, noise, **options), explore, meta["proposal"]["rolling"],
-                   discipline, meta)
+                   discipline, meta, leave)
 
     @classmethod
     def for_noise(cls, scale: float = 1.0, **options) -> GuidedAgent:

@@ -14,7 +14,9 @@ One decision, for each game state of a batch:
    the official points the shot earns its shooter minus what it hands the opponent (Hungarian
    fouls), plus, if ``position_weight`` > 0, that weight times the quality of the best geometric
    line in the layout it leaves (counted for the shooter if he plays on, against him if the
-   turn passes).
+   turn passes), and, with a leave value (``agents.leave``: ``SearchAgent(leave=...)``), the
+   expected points of the rest of the inning from the layout left, when the shooter plays on
+   (position play).
 3. Refinement (round 2, if ``refine_parents`` > 0): the best ``refine_parents`` candidates
    each get ``refine_children`` - 1 close variations (aim 0.25 degrees, speed 4 %, tip 0.04 R
    standard deviations: about twice the execution noise) besides themselves, all played
@@ -215,13 +217,19 @@ def _trial_shots(shots, keys, params, trials: int, noise: float):
 
 
 @functools.partial(jax.jit, static_argnames=("position_weight", "cushions"))
-def _judge(rules, rep, results, params, position_weight: float, cushions: int):
+def _judge(rules, rep, results, params, position_weight: float, cushions: int, leave=None):
     """(B,) values of simulated shots, one per row of the states ``rep`` (leaves (B, ...)).
     Compiled per batch size B, however it splits into states and candidates; ``cushions``: the
-    rules' required cushions, which shape the position term's line table."""
+    rules' required cushions, which shape the position term's line table; ``leave``: the layers
+    of a leave value (``agents.leave``), or None."""
     next_states, outcomes = referee_batch(rules, rep, results, params)
     shooter = rep.current_player
     value = net_points(outcomes, shooter).astype(params.dtype)
+    if leave is not None:
+        from agents.leave import values_of  # agents.leave builds on agents.success, which imports this module
+
+        plays_on = (next_states.current_player == shooter) & ~outcomes.game_over
+        value = value + jnp.where(plays_on, values_of(leave, rules, next_states, params).astype(value.dtype), 0.0)
     if position_weight > 0:
         table = geometry.line_table(cushions, rules.is_hungarian, light=True)
 
@@ -235,9 +243,9 @@ def _judge(rules, rep, results, params, position_weight: float, cushions: int):
     return value
 
 
-def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfig):
-    """(S, N, T) values of candidate shots (fields (S, N)) played ``trials`` times each (under the
-    config's noise) and judged as the search judges them; keys (S, 2)."""
+def simulate_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfig):
+    """Candidate shots (fields (S, N)) played ``trials`` times each under the config's noise (keys
+    (S, 2)): (the states repeated, one row per play, leaves (S * N * T, ...); their results)."""
     S, N = shots.V0.shape
     flat = _trial_shots(shots, keys, params, trials, float(cfg.noise))
     reps = N * trials
@@ -247,8 +255,17 @@ def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfi
     pin = None if pin is None else jnp.repeat(pin, reps, axis=0)
     results = physics.simulate_batch(positions, flat, cue, params, pin=pin, lanes=cfg.lanes)
     rep = jax.tree_util.tree_map(lambda x: jnp.repeat(x, reps, axis=0), states)
+    return rep, results
+
+
+def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfig, leave=None):
+    """(S, N, T) values of candidate shots (fields (S, N)) played ``trials`` times each (under the
+    config's noise) and judged as the search judges them (``leave``: a leave value's layers);
+    keys (S, 2)."""
+    S, N = shots.V0.shape
+    rep, results = simulate_candidates(rules, states, params, shots, keys, trials, cfg)
     cushions = geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
-    values = _judge(rules, rep, results, params, float(cfg.position_weight), cushions)
+    values = _judge(rules, rep, results, params, float(cfg.position_weight), cushions, leave)
     return values.reshape(S, N, trials)
 
 
@@ -294,14 +311,18 @@ class SearchAgent(Planner):
     """Simulation-based search over candidate strikes (see the module docstring).
 
     ``SearchAgent()`` plans for exact execution; ``SearchAgent.for_noise()`` plans for the
-    standard execution noise. Any ``SearchConfig`` field can be passed as a keyword.
+    standard execution noise. Any ``SearchConfig`` field can be passed as a keyword. ``leave``:
+    an ``agents.leave.LeaveValue`` of the discipline, which adds the value of the layout each
+    trial leaves when the shooter plays on (position play).
     """
 
     name = "search"
 
-    def __init__(self, config: SearchConfig | None = None, **options):
+    def __init__(self, config: SearchConfig | None = None, leave=None, **options):
         base = config if config is not None else SearchConfig()
         self.config = dataclasses.replace(base, **options)
+        self.leave = leave
+        self.discipline = None if leave is None else leave.discipline  # the leave value's discipline
 
     @classmethod
     def for_noise(cls, scale: float = 1.0, **options) -> SearchAgent:
@@ -320,10 +341,11 @@ class SearchAgent(Planner):
         split = jax.vmap(lambda k: jax.random.split(k, 4))(keys)
         k_cand, k_play1, k_child, k_play2 = (split[:, i] for i in range(4))
         shots = self.propose(rules, states, params, k_cand)
-        values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg)
+        leave = None if self.leave is None else self.leave.net
+        values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg, leave)
         if cfg.refine_parents:
             shots = _children(shots, values, k_child, params, cfg)
-            values = play_candidates(rules, states, params, shots, k_play2, cfg.round2_trials, cfg)
+            values = play_candidates(rules, states, params, shots, k_play2, cfg.round2_trials, cfg, leave)
         return _choose(shots, values, cfg)
 
     def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
@@ -333,5 +355,6 @@ class SearchAgent(Planner):
         return round1(best, params, keys, self.config)
 
     def __repr__(self):
-        return f"{type(self).__name__}({self.config})"
+        leave = "" if self.leave is None else f", leave={self.leave!r}"
+        return f"{type(self).__name__}({self.config}{leave})"
 

@@ -41,7 +41,8 @@ AGENT_KINDS = ("random", "geometric", "search", "learned", "policy", "guided")
 SPEC_HELP = ("agent specs: random, geometric, search, search:OPTION=VALUE,... (agents.SearchConfig "
              "fields, e.g. search:candidates=512,trials=4), learned:PATH, policy, guided, "
              "guided:OPTION=VALUE,... (shots, explore, random_fraction, position_weight, lanes; "
-             "e.g. guided:shots=8192)")
+             "e.g. guided:shots=8192); search and guided take leave=value (position play with the "
+             "discipline's shipped leave value, agents.leave), e.g. search:leave=value")
 RANDOM_OPTIONS = ("v_min", "v_max", "max_offset")
 GUIDED_OPTIONS = dict(shots=int, explore=float, random_fraction=float, position_weight=float, lanes=int)
 """Options of the guided agent: its simulated shots per decision, the exploring share of its
@@ -159,6 +160,38 @@ def _options(text: str, allowed: dict, what: str) -> dict:
     return changes
 
 
+LEAVE_CHOICES = ("value", "none")
+
+
+def split_leave(text: str) -> tuple[str, bool]:
+    """(the options without ``leave=...``, whether ``leave=value`` was asked for); AgentSpecError
+    for any other leave setting."""
+    rest, leave = [], False
+    for item in filter(None, (part.strip() for part in (text or "").split(","))):
+        name, _, value = item.partition("=")
+        if name.strip() != "leave":
+            rest.append(item)
+            continue
+        if value.strip() not in LEAVE_CHOICES:
+            raise AgentSpecError(f"leave must be one of {', '.join(LEAVE_CHOICES)} (value: the discipline's shipped "
+                                 f"leave value, agents.leave), got {value.strip()!r}")
+        leave = value.strip() == "value"
+    return ",".join(rest), leave
+
+
+def load_leave(discipline: str | None, noise: float = 0.0):
+    """``agents.leave.LeaveValue`` of the discipline for the noise nearest ``noise``;
+    AgentSpecError naming the disciplines that have one when this one has none."""
+    from agents.leave import LeaveValue
+
+    if discipline is None:
+        raise AgentSpecError("leave=value needs the discipline played (make_agent(..., discipline=...))")
+    try:
+        return LeaveValue.for_discipline(discipline, noise)
+    except ValueError as e:
+        raise AgentSpecError(f"cannot load the leave value: {e}") from None
+
+
 def _search_fields() -> dict:
     types = {}
     for f in dataclasses.fields(SearchConfig):
@@ -206,9 +239,9 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if kind == "random":
         _options(rest, {n: float for n in RANDOM_OPTIONS}, "random")
     if kind == "search":
-        _options(rest, _search_fields(), "search")
+        _options(split_leave(rest)[0], _search_fields(), "search")
     if kind == "guided":
-        _guided_options(rest)
+        _guided_options(split_leave(rest)[0])
     return AgentSpec(kind, rest.strip(), text)
 
 
@@ -244,7 +277,8 @@ def make_agent(spec, noise: float = 0.0, exact=None, noisy=None, discipline: str
             base = noisy if noisy is not None else SearchAgent.for_noise(noise).config
         else:
             base = exact if exact is not None else SearchAgent().config
-        return SearchAgent(parse_config(spec.options, base))
+        text, leave = split_leave(spec.options)
+        return SearchAgent(parse_config(text, base), leave=load_leave(discipline, noise) if leave else None)
     if spec.kind == "policy":
         return load_policy(discipline, noise)
     if spec.kind == "guided":
@@ -272,11 +306,13 @@ def load_guided(discipline: str | None, noise: float = 0.0, options: str = ""):
     ``load_policy``."""
     from agents.guided import GuidedAgent
 
+    options, leave = split_leave(options)
     changes = _guided_options(options)
     if discipline is None:
         raise AgentSpecError("the guided agent needs the discipline it plays (make_agent(..., discipline=...))")
+    value = load_leave(discipline, noise) if leave else None
     try:
-        return GuidedAgent.for_discipline(discipline, noise, **changes)
+        return GuidedAgent.for_discipline(discipline, noise, leave=value, **changes)
     except ValueError as e:
         raise AgentSpecError(f"cannot make the guided agent: {e}") from None
 

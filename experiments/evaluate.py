@@ -354,15 +354,21 @@ def rate(k: int, n: int) -> dict:
     return dict(value=k / n if n else float("nan"), low=low, high=high)
 
 
+LIMIT_REASONS = ("field_limit", "anchor_limit")  # a field or anchor limit decided the call (C-11.2, C-12.3)
+
+
 def shot_stats(shot_rows) -> dict:
-    """Success and foul rates per shot with Wilson intervals."""
+    """Success and foul rates per shot with Wilson intervals, and the share of shots whose call a
+    restricted field's or anchor's limit decided (a carom that did not count, C-11.2, C-12.3)."""
     n = len(shot_rows)
     k = sum(r["success"] for r in shot_rows)
     f = sum(r["foul"] for r in shot_rows)
+    limited = sum(r["reason"] in LIMIT_REASONS for r in shot_rows)
     invalid = sum(r["reason"] == "invalid_shot" for r in shot_rows)
-    s, fr = rate(k, n), rate(f, n)
+    s, fr, lr = rate(k, n), rate(f, n), rate(limited, n)
     return dict(shots=n, successes=k, success_rate=s["value"], success_low=s["low"], success_high=s["high"],
-                fouls=f, foul_rate=fr["value"], foul_low=fr["low"], foul_high=fr["high"], invalid_shots=invalid)
+                fouls=f, foul_rate=fr["value"], foul_low=fr["low"], foul_high=fr["high"], limit_calls=limited,
+                limit_rate=lr["value"], limit_low=lr["low"], limit_high=lr["high"], invalid_shots=invalid)
 
 
 def player_unit(inning_rows) -> float:

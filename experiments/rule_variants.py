@@ -15,7 +15,8 @@ For each setting and agent (``experiments.evaluate``'s functions, under executio
 ``--noise``):
 
 * points per inning: ``--innings`` innings from random legal layouts, each until the turn passes
-  or ``--max-shots`` shots, with the success and foul rates per shot;
+  or ``--max-shots`` shots, with the success and foul rates per shot and the share of shots whose
+  call a field or anchor limit decided (a carom that did not count, C-11.2, C-12.3);
 * game length: ``--games`` games in self-play from the starting position to a REDUCED distance
   (``--carom-distance``, ``--hungarian-distance``; the full distances, 150 to 1000 points, would
   take thousands of shots) or ``--max-game-shots`` shots; the innings of the finished games
@@ -88,7 +89,7 @@ def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game
         hungarian_distance=300, batch=ev.BATCH, search_shots=ev.SEARCH_SHOTS, seed=0, progress=True):
     """Play every distinct setting of the groups with every agent. Returns a dict of row lists
     (``variants``, ``games``, ``innings``) and the settings."""
-    players = {}
+    players = {}  # per discipline: an agent may carry a discipline's model (leave=value)
     plan = []  # (group, setting label, discipline, options, distance, key)
     for group in groups:
         for label, discipline, options in GROUPS[group][1]:
@@ -104,7 +105,7 @@ def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game
             result = ev.evaluate(discipline, specs, innings=innings, start="random", max_shots=max_shots,
                                  games=games, distance=distance, max_game_shots=max_game_shots,
                                  rule_options=options, noise=noise, batch=batch, search_shots=search_shots,
-                                 seed=seed, progress=progress, players=players)
+                                 seed=seed, progress=progress, players=players.setdefault(discipline, {}))
             done[key] = (result, full_distance)
             bar.update(len(specs))
         result, full_distance = done[key]
@@ -120,7 +121,8 @@ def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game
                 net_points_per_inning=r["net_points_per_inning"], innings=r["innings"],
                 capped_innings=r["capped_innings"], success_rate=r["success_rate"], success_low=r["success_low"],
                 success_high=r["success_high"], foul_rate=r["foul_rate"], foul_low=r["foul_low"],
-                foul_high=r["foul_high"], games=g.get("games", 0), finished_games=g.get("finished", 0),
+                foul_high=r["foul_high"], limit_rate=r["limit_rate"], limit_low=r["limit_low"],
+                limit_high=r["limit_high"], games=g.get("games", 0), finished_games=g.get("finished", 0),
                 length_innings=g.get("length_innings", float("nan")), length_low=g.get("length_low", float("nan")),
                 length_high=g.get("length_high", float("nan")),
                 general_average=g.get("general_average", float("nan")), average_low=g.get("average_low", float("nan")),
@@ -134,7 +136,8 @@ def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game
                     hungarian_distance=hungarian_distance, batch=batch, search_shots=search_shots, seed=seed,
                     note=(f"game lengths are for REDUCED distances: {carom_distance} points in the carom "
                           f"disciplines, {hungarian_distance} in the Hungarian game (full: 150 to 1000)"),
-                    timing={label: p.timing() for label, p in players.items()})
+                    timing={f"{discipline} {label}": p.timing() for discipline, mine in players.items()
+                            for label, p in mine.items()})
     return dict(variants=variants, games=game_rows, innings=inning_rows, settings=settings)
 
 
@@ -236,8 +239,8 @@ def main(argv=None):
     print(result["settings"]["note"])
     for r in result["variants"]:
         print(f"{r['group']:>20} {r['setting']:>9} {r['agent'][:24]:>24}: {r['points_per_inning']:7.2f} points per "
-              f"inning [{r['points_low']:.2f}, {r['points_high']:.2f}], games {r['finished_games']}/{r['games']} "
-              f"finished, {r['length_innings']:.1f} innings")
+              f"inning [{r['points_low']:.2f}, {r['points_high']:.2f}], a limit decided {r['limit_rate']:.1%} of "
+              f"shots, games {r['finished_games']}/{r['games']} finished, {r['length_innings']:.1f} innings")
     print(f"wrote {args.out}/ in {seconds:.0f} s")
     return result
 

@@ -179,6 +179,16 @@ def test_commands_refuse_bad_specs_with_the_list(capsys):
 
 # --- the commands ------------------------------------------------------------------------------
 
+def test_shot_stats_count_the_shots_a_field_or_anchor_limit_decided():
+    # C-11.2, C-12.3: a carom made over a field's or an anchor's limit does not count.
+    reasons = ["scored", "field_limit", "empty", "anchor_limit", "scored", "too_few_cushions", "scored", "empty"]
+    rows = [dict(success=r == "scored", foul=r != "scored", reason=r) for r in reasons]
+    stats = evaluate.shot_stats(rows)
+    assert (stats["shots"], stats["successes"], stats["fouls"], stats["limit_calls"]) == (8, 3, 5, 2)
+    assert stats["limit_rate"] == 0.25 and stats["limit_low"] < 0.25 < stats["limit_high"]
+    assert evaluate.shot_stats(rows[:1])["limit_calls"] == 0
+
+
 @pytest.mark.slow
 def test_evaluate_innings_and_games(tmp_path):
     out = tmp_path / "evaluate"
@@ -193,8 +203,9 @@ def test_evaluate_innings_and_games(tmp_path):
     for r in summary:
         assert int(r["innings"]) == 6
         for rate, low, high in (("success_rate", "success_low", "success_high"),
-                                ("foul_rate", "foul_low", "foul_high")):
+                                ("foul_rate", "foul_low", "foul_high"), ("limit_rate", "limit_low", "limit_high")):
             assert 0.0 <= float(r[low]) <= float(r[rate]) <= float(r[high]) <= 1.0
+        assert int(r["limit_calls"]) == 0  # three-cushion has no restricted fields
         assert inside(r["points_per_inning"], r["points_low"], r["points_high"]) or r["points_low"] == "nan"
         assert 1.0 <= float(r["shots_per_inning"]) <= 3.0
         assert float(r["seconds_per_decision"]) > 0
