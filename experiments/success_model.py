@@ -85,25 +85,27 @@ import numpy as np
 import optax
 from tqdm.auto import tqdm
 
-import physics
-import rules
-from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states, shooter_points
+from agents import (
+    ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, net_points, random_states, shooter_points,
+)
 from agents.base import index_tree
-from agents.policy import MODELS_DIR, save_model
+from agents.policy import MODELS_DIR, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
-    ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init,
-    pair_features, proposal, seeded_line,
+    NET_UNIT, ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply,
+    mlp_init, pair_features, proposal, seeded_line,
 )
-from experiments.common import NOISE_HELP, machine_info, noise_arg, wilson
+from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
 
 CHUNK = 64  # layouts simulated per call (one compiled simulation)
 SEEDS = 12  # geometric lines perturbed by the proposal
 
 
-def setting():
-    return physics.default_params(), rules.make_rules("three_cushion")
+def setting(discipline: str = "three_cushion"):
+    """(physics params, rules) of the discipline, on its own table (the Hungarian game's 1:2 one)."""
+    game, params = setup(discipline)
+    return params, game
 
 
 def data_config(candidates: int, noise: float = 0.0) -> SearchConfig:
@@ -121,8 +123,21 @@ def scored_label(values) -> jax.Array:
     return hits[..., 0] if values.shape[-1] == 1 else jnp.mean(hits, -1, dtype=jnp.float32)
 
 
+def net_label(values) -> jax.Array:
+    """(S, N) float32: the mean net points of each strike over its T plays (values (S, N, T), the
+    search's judgement: the shooter's points minus what a foul hands the opponent, docs/rules.md
+    H-9.7), in units of ``NET_UNIT``: the regression target of a "net_points" model."""
+    return jnp.mean(jnp.asarray(values, jnp.float32), -1) / NET_UNIT
+
+
+def strike_label(values, target: str) -> jax.Array:
+    """(S, N) the label of the target kind (``agents.success.TARGETS``) from the values (S, N, T)."""
+    return scored_label(values) if target == "score" else net_label(values)
+
+
 def generate(args):
-    params, game = setting()
+    params, game = setting(args.discipline)
+    target = target_for(args.discipline)
     cfg = data_config(args.candidates, args.noise)
     key = jax.random.PRNGKey(args.seed)
     parts = []
@@ -138,16 +153,18 @@ def generate(args):
         values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
                                  args.trials, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball, shots=shot_array(shots),
-                          scored=scored_label(values), best=jnp.stack(best, -1)))
+                          scored=strike_label(values, target), best=jnp.stack(best, -1)))
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
     data["grid"] = np.asarray(args.grid)
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
     _write_json(args.out, "generate.json", dict(command=args.command, layouts=args.layouts, trials=args.trials,
                                                 noise=args.noise, rolling=args.rolling,
-                                                strikes=int(data["scored"].size)))
+                                                strikes=int(data["scored"].size), discipline=args.discipline,
+                                                target=target))
+    mean = data["scored"].mean()
     print(f"{data['scored'].size} strikes ({args.trials} plays each) on {args.layouts} layouts, "
-          f"{data['scored'].mean():.3%} scored")
+          + (f"{mean:.3%} scored" if target == "score" else f"{mean * NET_UNIT:.2f} net points on average"))
 
 
 # --- train ------------------------------------------------------------------------------------
@@ -158,7 +175,8 @@ def _lines(b):
 
 
 def success_dataset(data, params):
-    """(X, y): features of every (layout, strike) pair and whether it scored."""
+    """(X, y): features of every (layout, strike) pair and its label (whether it scored, the
+    fraction of plays that did, or its mean net points over ``NET_UNIT``)."""
     feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params),
                                       (None, None, 0, None))))
     X = np.concatenate([np.asarray(feats(data["positions"][i:i + 256], data["cue"][i:i + 256],
@@ -236,12 +254,58 @@ def relines(game, data, params, rolling: bool):
     return np.concatenate(found)
 
 
+def made_for(made: dict) -> tuple[str, str]:
+    """(discipline, target kind) of a generate.json (files from before the Hungarian game: three-cushion)."""
+    return made.get("discipline", "three_cushion"), made.get("target", "score")
+
+
+def losses(target: str):
+    """The training loss of a target kind: binary cross-entropy on the logit for "score" (hard or
+    soft labels), mean squared error for "net_points" (the mean of noisy plays is its minimiser)."""
+    def bce(net, x, t):
+        return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
+
+    def mse(net, x, t):
+        return jnp.mean((mlp_apply(net, x)[:, 0] - t) ** 2)
+
+    return bce if target == "score" else mse
+
+
+def fold_scaling(net, mean, std, inverse: bool = False):
+    """``net`` with the input standardisation x -> (x - mean) / std folded into its first layer:
+    a net on standardised inputs becomes the same function of the raw ones (``inverse``: the
+    reverse). The Hungarian line scores reach 50 points while the other features stay near 1."""
+    (W, b), rest = net[0], list(net[1:])
+    mean, std = jnp.asarray(mean, W.dtype), jnp.asarray(std, W.dtype)
+    if inverse:
+        return [(W * std[:, None], b + mean @ W)] + rest
+    return [(W / std[:, None], b - (mean / std) @ W)] + rest
+
+
+def sources(data, default: str) -> list[str]:
+    """The data folders a run read: ``--data`` (one folder, or several; train.json files from
+    before several were allowed hold one), else ``default``."""
+    return [data] if isinstance(data, str) else list(data or [default])
+
+
+def load_data(folders: list[str]):
+    """(data, generate.json of the first folder): the layouts of every folder in turn; ValueError
+    unless they were made alike (discipline, target, proposal, lines)."""
+    made = [_read_json(f, "generate.json") for f in folders]
+    kinds = {(made_for(m), m.get("rolling", True)) for m in made}
+    parts = [dict(np.load(os.path.join(f, "data.npz"))) for f in folders]
+    if len(kinds) > 1 or len({bool(p.get("grid", False)) for p in parts}) > 1:
+        raise ValueError(f"--data: the folders {folders} hold data of different kinds; train on one kind at a time")
+    return {k: np.concatenate([p[k] for p in parts]) if k != "grid" else parts[0][k] for k in parts[0]}, made[0]
+
+
 def train(args):
-    params, game = setting()
-    source = args.data or args.out
-    data = dict(np.load(os.path.join(source, "data.npz")))
+    folders = sources(args.data, args.out)
+    data, made = load_data(folders)
+    discipline, target = made_for(made)
+    params, game = setting(discipline)
     grid = bool(data.pop("grid", False))
-    if args.rolling != _read_json(source, "generate.json").get("rolling", True):
+    if args.rolling != made.get("rolling", True):
         data["best"] = relines(game, data, params, args.rolling)
     L = len(data["cue"])
     held = int(L * 0.1)  # the last 10 % of layouts: validation
@@ -256,19 +320,23 @@ def train(args):
     if args.init:  # fine-tune another run's success model (e.g. an exact one on soft labels)
         with open(os.path.join(args.init, "nets.pkl"), "rb") as fh:
             net_a = pickle.load(fh)["success"]
-
-    def bce(net, x, t):
-        return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
-
-    net_a = fit(net_a, bce, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
+    loss = losses(target)
+    if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
+        mean, std = X.mean(0), X.std(0) + 1e-6
+        net_a = fold_scaling(fit(fold_scaling(net_a, mean, std, inverse=True), loss, ((X - mean) / std, y),
+                                 args.epochs, 1024, args.lr, args.seed, "success model"), mean, std)
+    else:
+        net_a = fit(net_a, loss, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
     Xv, yv = success_dataset(val_part, params)
     logits = np.asarray(mlp_apply(net_a, Xv)[:, 0]).reshape(held, -1)
-    scored_v = val_part["scored"]
-    top = scored_v[np.arange(held), logits.argmax(1)]
-    report["A"] = dict(command=args.command, data=source, rolling=args.rolling, init=args.init, samples=int(X.shape[0]),
-                       positives=float(y.mean()),
-                       seconds=time.perf_counter() - t0, val_loss=float(bce(net_a, Xv, yv)),
-                       val_top1_scored=float(top.mean()), val_any_scored=float(scored_v.any(1).mean()))
+    label_v = val_part["scored"]
+    top = label_v[np.arange(held), logits.argmax(1)]  # the label of the strike the model would play
+    oracle = label_v.any(1) if target == "score" else label_v.max(1)  # the best label of each layout
+    report["A"] = dict(command=args.command, data=folders[0] if len(folders) == 1 else folders,
+                       discipline=discipline, target=target, rolling=args.rolling, init=args.init,
+                       standardize=args.standardize, samples=int(X.shape[0]), positives=float(y.mean()),
+                       seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
+                       val_top1_scored=float(top.mean()), val_any_scored=float(oracle.mean()))
     print("A:", report["A"], flush=True)
 
     if grid:  # the cloned search learns from the search's proposal only
@@ -327,7 +395,8 @@ def decide(agent, game, states, params, keys, chunk):
 
 
 def evaluate(args):
-    params, game = setting()
+    params, game = setting(args.discipline)
+    target = target_for(args.discipline)
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         nets = pickle.load(fh)
     n = -(-args.layouts // 8) * 8
@@ -339,9 +408,9 @@ def evaluate(args):
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
         agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
-                                    rolling=args.rolling), 8))
+                                    rolling=args.rolling, target=target), 8))
     else:
-        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS), 8) for c in args.rank]
+        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target), 8) for c in args.rank]
     if args.search:
         agents.append((SearchAgent(), 8))
     rows = []
@@ -353,17 +422,21 @@ def evaluate(args):
         _, _, outcomes, _ = execute(game, states, shots, params, key=jax.random.fold_in(key, 3),
                                     noise=ExecutionNoise(args.noise), pad_to=n)
         mine = np.asarray(shooter_points(outcomes, states.current_player))
+        net = np.asarray(net_points(outcomes, states.current_player))
         k = int((mine > 0).sum())
         low, high = wilson(k, n)
+        net_mean, net_low, net_high = mean_ci(net)
         name = agent.name
         if isinstance(agent, SuccessAgent):
             name = f"success-grid-x{agent.samples}" if agent.grid else f"success-{agent.config.candidates}"
         rows.append(dict(agent=name, shots=n, successes=k, rate=k / n, ci_low=low, ci_high=high,
+                         net_points=float(net_mean), net_low=float(net_low), net_high=float(net_high),
                          seconds_per_layout=seconds, batch=chunk, noise=args.noise))
-        print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]  {seconds * 1e3:.1f} ms per layout "
+        points = f"  net points {net_mean:.1f} [{net_low:.1f}, {net_high:.1f}]" if target == "net_points" else ""
+        print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]{points}  {seconds * 1e3:.1f} ms per layout "
               f"(batches of {chunk})", flush=True)
     with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}_x{args.samples}.json"), "w") as fh:
-        json.dump(dict(rows=rows, machine=machine_info()), fh, indent=1)
+        json.dump(dict(rows=rows, discipline=args.discipline, machine=machine_info()), fh, indent=1)
 
 
 # --- ship -------------------------------------------------------------------------------------
@@ -374,23 +447,30 @@ def ship(args):
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         net = pickle.load(fh)["success"]
     trained = _read_json(args.out, "train.json")["A"]
-    source = trained.get("data", args.out)
-    made = _read_json(source, "generate.json")
-    with np.load(os.path.join(source, "data.npz")) as data:
-        grid = bool(data["grid"])
-    if not grid:
-        raise ValueError(f"the policy ranks the line grid; the data under {args.out} was not generated with --grid")
-    runs = [(made, trained)]
+    folders = sources(trained.get("data"), args.out)
+    made = _read_json(folders[0], "generate.json")
+    discipline, target = made_for(made)
+    for folder in folders:
+        with np.load(os.path.join(folder, "data.npz")) as data:
+            if not bool(data["grid"]):
+                raise ValueError(f"the policy ranks the line grid; the data under {folder} was not made with --grid")
+
+    def generated(run, out):
+        return [_read_json(f, "generate.json") for f in sources(run.get("data"), out)]
+
+    runs = [(generated(trained, args.out), trained)]
     while runs[0][1].get("init"):  # a fine-tuned model: the runs it started from first
         init = runs[0][1]["init"]
         before = _read_json(init, "train.json")["A"]
-        runs.insert(0, (_read_json(before.get("data", init), "generate.json"), before))
+        runs.insert(0, (generated(before, init), before))
     data = [dict(layouts=m["layouts"], strikes=m["strikes"], plays_per_strike=m["trials"], noise=m["noise"])
-            for m, _ in runs]
-    commands = [c for m, t in runs for c in (m["command"], t["command"])] + [args.command]
-    paths = save_model(net, "three_cushion", args.models, trained.get("rolling", made["rolling"]), made["noise"],
+            for made_run, _ in runs for m in made_run]
+    commands = [c for made_run, t in runs for c in [m["command"] for m in made_run] + [t["command"]]] + [args.command]
+    noise = made["noise"] if args.plays_for is None else args.plays_for
+    paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
                        training=dict(layouts=sum(d["layouts"] for d in data), data=data,
-                                     validation_top1=trained["val_top1_scored"]), commands=commands)
+                                     validation_top1=trained["val_top1_scored"]), commands=commands,
+                       **({"note": args.note} if args.note else {}))
     print("wrote", *paths)
 
 
@@ -398,6 +478,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stage", choices=("generate", "train", "evaluate", "ship"))
     ap.add_argument("--out", default="results/success_model")
+    ap.add_argument("--discipline", default="three_cushion", choices=("three_cushion", "hungarian_1000"),
+                    help="generate, evaluate: the game (train and ship read it from the data's generate.json)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--layouts", type=int, default=4096, help="generate: training layouts; evaluate: fresh ones")
     ap.add_argument("--candidates", type=int, default=64, help="generate: strikes per layout")
@@ -414,11 +496,17 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=0,
                     help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)
-    ap.add_argument("--data", metavar="DIR", help="train: the data under DIR (default: --out)")
+    ap.add_argument("--data", metavar="DIR", nargs="+",
+                    help="train: the data under DIR, or under several DIRs made alike, in turn (default: --out)")
     ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")
     ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
+    ap.add_argument("--standardize", action="store_true",
+                    help="train: fit the success model on standardised inputs (folded into its first layer)")
     ap.add_argument("--lr", type=float, default=2e-3, help="train: the success model's peak learning rate")
     ap.add_argument("--models", default=MODELS_DIR, help="ship: the folder of the shipped models")
+    ap.add_argument("--plays-for", type=float, metavar="SCALE",
+                    help="ship: the execution noise the model is shipped for (default: its data's noise)")
+    ap.add_argument("--note", help="ship: a remark for the sidecar (e.g. how a model for exact play was made)")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
     ap.add_argument("--search", type=int, default=0, metavar="N",
