@@ -1,22 +1,30 @@
-"""Learned shot choice without simulation at decision time (three-cushion).
+"""Learned shot choice without simulation at decision time (three-cushion; the Hungarian game
+with ``--discipline hungarian_1000``, see the end of this docstring).
 
 Four stages, each reading the previous one's files under ``--out``:
 
-* ``generate``: random legal layouts (``agents.layouts.random_states``), ``--candidates``
-  strikes each from the search's proposal (``agents.success.proposal``) or, with ``--grid``, the
-  grid of variations of the best lines (``agents.success.line_grid``); every strike played
-  ``--trials`` times under ``--noise`` and judged by the referee -> ``data.npz`` (layouts,
-  strikes, the label: scored, or with several plays the fraction that scored, best lines).
-* ``train``: (A) the success model P(score | layout, strike), an MLP fitted by binary cross-entropy
-  to the (hard or soft) labels; (B) a cloned search: for each layout the search's choice among
-  its candidates (the geometric line with most scoring perturbations, corrected by their median
-  offset), learned as a softmax over the layout's lines plus the correction -> ``nets.pkl``.
+* ``generate``: random legal layouts (``agents.layouts.random_states``) of ``--discipline`` on its
+  own table, ``--candidates`` strikes each from the search's proposal (``agents.success.proposal``)
+  or, with ``--grid``, the grid of variations of the best lines (``agents.success.line_grid``);
+  every strike played ``--trials`` times under ``--noise`` (the pin simulated as the search does,
+  ``agents.search.play_candidates``) and judged by the referee -> ``data.npz`` (layouts, strikes,
+  the label, best lines). The label depends on the discipline's target kind
+  (``agents.policy.target_for``): "score", whether the strike scored, or with several plays the
+  fraction that did; "net_points" (Hungarian), the mean net points of its plays over 100.
+* ``train``: (A) the success model, an MLP fitted by binary cross-entropy to the (hard or soft)
+  "score" labels, or by mean squared error to the "net_points" ones (``--standardize``: on
+  standardised inputs, folded into the first layer; ``--data`` may name several folders made
+  alike); (B) a cloned search: for each layout the search's choice among its candidates (the
+  geometric line with most scoring perturbations, corrected by their median offset), learned as a
+  softmax over the layout's lines plus the correction -> ``nets.pkl``.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
-  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and
-  milliseconds per decision -> ``evaluate_noise<scale>_x<samples>.json``.
+  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals, mean
+  net points with 95 % intervals and milliseconds per decision ->
+  ``evaluate_noise<scale>_x<samples>.json``.
 * ``ship``: the grid success model as the discipline's policy (``agents.policy``, the agent spec
-  ``policy`` of ``experiments.evaluate``), with a sidecar naming the data and the commands.
+  ``policy`` of ``experiments.evaluate``), with a sidecar naming the discipline, the target kind,
+  the data and the commands (``--plays-for``, ``--note``: see ``--help``).
 
 Deterministic per ``--seed``.
 
@@ -67,6 +75,48 @@ this CPU under load 2-4): the geometric line table is nearly all of it, the netw
     python -m experiments.success_model ship --out results/fft2     # -> agents/models/three_cushion_noise1.*
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
+
+The Hungarian game (``--discipline hungarian_1000``, its 1:2 table): the model estimates the
+expected net points of a grid strike over 100 (the referee's points for the shooter minus what a
+foul hands the opponent, docs/rules.md H-9), the policy plays the strike worth the most. Rolling
+lines (they take ~1.5 ms per layout here), width 256, three hidden layers, ``--standardize``
+(the line scores reach 50 points). Net points per shot on 200 fresh layouts under the standard
+noise (one shot each, 95 % intervals; a 2-core CPU shared with other work, load 4-6):
+
+    model                                                     evaluate stage    experiments.evaluate
+    geometric agent                                           10.3 [7.0, 13.7]  12.8 [8.4, 17.4]
+    8192 layouts x 132 strikes x 4 noisy plays                14.4 [9.7, 19.1]  -
+    8192 exact, fine-tuned on 16384 layouts x 4 noisy plays   16.1 [11.6, 20.5] 15.6 [10.5, 20.6]
+    16384 exact, fine-tuned on those 16384 (shipped, noise 1) 19.2 [15.0, 23.5] 20.4 [15.5, 25.5]
+    16384 exact, exact play (shipped for exact play)          15.1 [10.8, 19.4] (geometric 11.9)
+
+The second column is ``experiments.evaluate --discipline hungarian_1000 --agents geometric policy
+--innings 200 --max-shots 1`` (success per shot: policy 51.0 %, geometric 51.5 %; 2.5 ms per
+decision in batches of 16, the geometric agent 2.3 ms). Over ``--innings 100 --max-shots 10`` the
+shipped policy makes 29.5 net points per inning [16.8, 42.0] in 1.95 shots, the geometric agent 16.0
+[3.4, 28.3] in 1.97 (success per shot 48.7 % and 49.2 %, fouls 5.6 % and 8.1 %). Fine-tuning an
+exact model on the soft labels beats training on them alone (validation loss 0.0279 against 0.0289
+on 8192 layouts), and more layouts help (on the second noisy set's validation layouts: 0.0264
+fine-tuned from the exact model of 8192 layouts, 0.0247 from that of 16384). The grid itself leaves
+little room: choosing each layout's strike by 4 simulated noisy plays of all 132
+(528 simulated shots) and scoring it on 4 other plays gives 32.3 net points (256 layouts), the best
+line as it is 10.5, and 1.25 x its speed 13.6. The grid varies speed and spin but never the aim,
+which the pin seems to be most sensitive to (side spin of 0.25 R, which throws the cue ball off its
+aim, costs the best line 8 points); the search (reported at 62 net points) does vary it: aim variations are the
+next lever.
+
+    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \
+        --out results/he8k                                          # and --seed 8 --out results/he8k2
+    python -m experiments.success_model train --epochs 8 --standardize --data results/he8k results/he8k2 \
+        --out results/he16
+    python -m experiments.success_model ship --out results/he16     # -> agents/models/hungarian_1000.*
+    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \
+        --noise 1 --seed 5 --out results/hn8k                       # and --seed 7 --out results/hn8k2
+    python -m experiments.success_model train --epochs 4 --lr 5e-4 --standardize --data results/hn8k \
+        results/hn8k2 --init results/he16 --out results/hft16b
+    python -m experiments.success_model ship --out results/hft16b   # -> agents/models/hungarian_1000_noise1.*
+    python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \
+        --out results/hft16b
 """
 from __future__ import annotations
 
