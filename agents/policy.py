@@ -157,4 +157,5 @@ class PolicyAgent(SuccessAgent):
         return cls(net, discipline, meta)
 
 
-__all__ = ["PolicyAgent", "load_model", "save_model", "shipped_disciplines", "noise_variants", "model_paths"]
+__all__ = ["PolicyAgent", "load_model", "save_model", "shipped_disciplines", "noise_variants", "model_paths",
+           "target_for"]

@@ -22,7 +22,9 @@ from agents.policy import (
 from agents.search import best_lines
 from agents.success import FEATURES, FEATURES_VERSION, chances, line_grid, mlp_apply, noise_draws, ratings
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
-from experiments.success_model import fold_scaling, net_label, scored_label, strike_label, success_dataset
+from experiments.success_model import (
+    fold_scaling, load_data, net_label, scored_label, strike_label, success_dataset,
+)
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
 HUNGARIAN_LAYOUTS = 16384  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
@@ -197,6 +199,24 @@ def test_the_input_scaling_folds_into_the_first_layer():
     back = fold_scaling(folded, mean, std, inverse=True)
     np.testing.assert_allclose(back[0][0], net[0][0], rtol=1e-5)
     np.testing.assert_allclose(back[0][1], net[0][1], rtol=1e-5, atol=1e-5)
+
+
+def test_training_reads_several_folders_made_alike_and_refuses_mixed_ones(tmp_path):
+    def folder(name, discipline, target, layouts):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "generate.json").write_text(json.dumps(dict(discipline=discipline, target=target, rolling=True)))
+        np.savez(path / "data.npz", cue=np.arange(layouts), scored=np.full((layouts, 2), 0.5), grid=np.asarray(True))
+        return str(path)
+
+    first, second = folder("a", "hungarian_1000", "net_points", 3), folder("b", "hungarian_1000", "net_points", 2)
+    data, made = load_data([first, second])
+    assert made["discipline"] == "hungarian_1000" and bool(data["grid"])
+    np.testing.assert_array_equal(data["cue"], [0, 1, 2, 0, 1])
+    assert data["scored"].shape == (5, 2)
+    other = folder("c", "three_cushion", "score", 2)
+    with pytest.raises(ValueError, match="--data: the folders .* hold data of different kinds"):
+        load_data([first, other])
 
 
 def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
