@@ -2,13 +2,25 @@
 
 ``PolicyAgent.for_discipline(name, noise)`` loads ``agents/models/<name>.npz`` (the MLP's layers,
 for exact play) or, under execution noise, the model trained for the nearest noise scale
-(``<name>_noise1.npz``: trained on the fraction of noisy plays that scored), with its sidecar
-(``.json``: format, version, the feature version of ``agents.success``, the discipline, the noise
-it plays for, the proposal it ranks, the training data and the commands that produced it), and
-plays the line-grid strike the model rates most likely to score (``agents.success.SuccessAgent``
-with ``grid=True``): the best geometric lines, a fixed grid of their variations and one forward
-pass of the network, no physics. A file whose feature version, discipline or proposal differs
-from this build's is refused with a ValueError saying what differs.
+(``<name>_noise1.npz``), with its sidecar (``.json``: format, version, the feature version of
+``agents.success``, the discipline, the target kind, the noise it plays for, the proposal it
+ranks, the training data and the commands that produced it), and plays the line-grid strike the
+model rates highest (``agents.success.SuccessAgent`` with ``grid=True``): the best geometric
+lines, a fixed grid of their variations and one forward pass of the network, no physics. A file
+whose feature version, discipline, target kind or proposal differs from this build's is refused
+with a ValueError saying what differs.
+
+Target kinds (``target_for``): three-cushion's models estimate P(the strike scores) (trained on
+the fraction of noisy plays that scored); the Hungarian game's estimate the strike's expected
+net points over 100 (a pin is worth five caroms and a foul hands the opponent points,
+docs/rules.md H-9), and the policy plays the strike worth the most. Sidecars written before the
+target kind existed are read as "score".
+
+Shipped models (``experiments.success_model``, whose docstring has the commands and figures):
+three_cushion (exact play, 66.5 % of 200 fresh layouts scored), three_cushion_noise1 (29.5 %
+under the standard noise), hungarian_1000 (exact play: 15.1 net points per shot, the geometric
+agent 11.9) and hungarian_1000_noise1 (20.4 net points per shot [15.5, 25.5] under the standard
+noise in ``experiments.evaluate``, the geometric agent 12.8; 2.5 ms per decision).
 
     agent = PolicyAgent.for_discipline("three_cushion")
     shots = agent.plan_batch(rules, states, params, keys)
@@ -21,8 +33,9 @@ from typing import Any
 
 import numpy as np
 
+import rules
 from agents.learned import read_sidecar
-from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent
+from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_target
 
 SIDECAR_FORMAT = "carom-billiards success model"
 SIDECAR_VERSION = 1
@@ -34,6 +47,14 @@ def proposal_entry(rolling: bool, seeds: int = SEEDS) -> dict:
     """The sidecar's description of the strikes a model ranks (compared on load): the grid of
     ``seeds`` best lines, found with or without the rolling model (``agents.geometric.lines_batch``)."""
     return dict(kind="line_grid", seeds=seeds, grid=[list(g) for g in GRID], rolling=bool(rolling))
+
+
+def target_for(discipline: str) -> str:
+    """The target kind (``agents.success.TARGETS``) a discipline's model estimates: "net_points"
+    for the Hungarian family (a pin is worth five caroms and fouls give the opponent points,
+    docs/rules.md H-9), "score" for the carom games (a carom or nothing). ValueError for an
+    unknown discipline."""
+    return "net_points" if rules.disciplines.get(discipline).family == "hungarian" else "score"
 
 
 def model_paths(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0) -> tuple[str, str]:
@@ -70,10 +91,11 @@ def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ..
     return tuple(sorted(scales))
 
 
-def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, **meta) -> tuple[str, str]:
+def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, target: str = "score",
+               **meta) -> tuple[str, str]:
     """Write ``net`` ([(W, b), ...]) ranking the grid of lines found with or without ``rolling``,
-    for play under execution noise of scale ``noise``, and its sidecar (``meta``: training data,
-    commands, figures)."""
+    for play under execution noise of scale ``noise``, its output of the kind ``target``
+    (``agents.success.TARGETS``), and its sidecar (``meta``: training data, commands, figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
     arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
@@ -81,7 +103,8 @@ def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 
     with open(npz_path, "wb") as f:
         np.savez(f, **arrays)
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=FEATURES_VERSION, inputs=FEATURES,
-                   discipline=discipline, plays_for=float(noise), proposal=proposal_entry(rolling),
+                   discipline=discipline, target=check_target(target), plays_for=float(noise),
+                   proposal=proposal_entry(rolling),
                    sizes=[int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net], **meta)
     with open(json_path, "w", encoding="utf-8") as f:
         json.dump(sidecar, f, indent=1)
@@ -101,8 +124,9 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
     meta = read_sidecar("success model", (npz_path, "layers", "a model is a .npz"), json_path, SIDECAR_FORMAT,
                         SIDECAR_VERSION)
     rolling = meta.get("proposal", {}).get("rolling") if isinstance(meta.get("proposal"), dict) else None
-    expected = dict(features=FEATURES_VERSION, inputs=FEATURES, discipline=discipline, plays_for=scale,
-                    proposal=proposal_entry(rolling if isinstance(rolling, bool) else True))
+    meta.setdefault("target", "score")  # the sidecars from before the Hungarian model: success models
+    expected = dict(features=FEATURES_VERSION, inputs=FEATURES, discipline=discipline, target=target_for(discipline),
+                    plays_for=scale, proposal=proposal_entry(rolling if isinstance(rolling, bool) else True))
     for key, value in expected.items():
         if meta.get(key) != value:
             raise ValueError(f"{json_path}: {key} is {meta.get(key)!r}, this build needs {value!r} "
@@ -122,7 +146,7 @@ class PolicyAgent(SuccessAgent):
     name = "policy"
 
     def __init__(self, net, discipline: str, meta: dict):
-        super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"])
+        super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"], target=meta["target"])
         self.discipline = discipline
         self.meta = meta
 
@@ -133,4 +157,5 @@ class PolicyAgent(SuccessAgent):
         return cls(net, discipline, meta)
 
 
-__all__ = ["PolicyAgent", "load_model", "save_model", "shipped_disciplines", "noise_variants", "model_paths"]
+__all__ = ["PolicyAgent", "load_model", "save_model", "shipped_disciplines", "noise_variants", "model_paths",
+           "target_for"]

@@ -1,10 +1,11 @@
-"""Learned shot choice without simulating at decision time (a prototype, three-cushion).
+"""Learned shot choice without simulating at decision time (three-cushion and the Hungarian game).
 
 Two players, both drawing their strikes from the search agent's own proposal (perturbations of
 the best geometric lines plus random strikes, ``agents.search``) but never simulating one:
 
 * ``SuccessAgent`` ranks proposed strikes with a success model, an MLP estimating
-  P(the shot scores | layout, strike), and plays the most likely one. The proposal is either
+  P(the shot scores | layout, strike), or in the Hungarian game the strike's expected net points
+  (``TARGETS``), and plays the one rated highest. The proposal is either
   the search's (N strikes) or, better, a fixed grid of variations of the 12 best lines
   (``line_grid``: speed, draw/follow and side spin changed, the aim kept), whose strikes score
   about three times as often and so teach the model more per simulated shot.
@@ -15,13 +16,16 @@ the best geometric lines plus random strikes, ``agents.search``) but never simul
 Both see the layout in a canonical frame: the table's two mirror symmetries (docs/physics.md
 section 7: the table is symmetric about both centre lines) put the cue ball in the quadrant
 x >= centre, y >= centre, and the two object balls are ordered by their distance to the cue ball
-(three-cushion scores off either, docs/rules.md C-3.1). A mirror reverses the aim's sense and the
-side spin's sign, so strikes are mapped with the same flips (``canonical_shot``, an involution).
+(three-cushion scores off either, docs/rules.md C-3.1; so does a Hungarian carom, H-6.2, and
+the Hungarian pin stands on the centre spot, H-2.1, which both mirrors keep). A mirror reverses
+the aim's sense and the side spin's sign, so strikes are mapped with the same flips
+(``canonical_shot``, an involution).
 
 The networks are plain JAX pytrees of (W, b) pairs (``mlp_init``, ``mlp_apply``).
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -40,6 +44,20 @@ FEATURES_VERSION = 1
 """The version of the success model's input (``pair_features``): raised whenever a feature's
 meaning, order or scaling changes, so that a saved model trained on other inputs is refused."""
 FEATURES = 28  # inputs per (layout, strike) pair
+
+TARGETS = ("score", "net_points")
+"""What a success model's output estimates: "score", the logit of P(the strike scores) (carom
+games: a carom is the only thing worth playing for); "net_points", the expected net points of
+the strike over ``NET_UNIT`` (the Hungarian game, where a pin is worth five caroms and a foul
+hands the opponent points, docs/rules.md H-9)."""
+NET_UNIT = 100.0  # net points per unit of a "net_points" model's output (H-9.4: the best shot's worth)
+
+
+def check_target(target) -> str:
+    """``target`` if it is one of ``TARGETS``; ValueError naming the allowed kinds otherwise."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    return target
 
 
 # --- canonical frame --------------------------------------------------------------------------
@@ -187,26 +205,34 @@ def seeded_line(cfg: SearchConfig) -> jax.Array:
 
 # --- the success model's player ---------------------------------------------------------------
 
-@jax.jit
-def chances(net, states, shots, best, params, draws) -> jax.Array:
-    """(S, N) the model's probability that each strike of ``shots`` (S, N) scores, averaged over
-    the execution-noise draws ``draws`` (K, 5) added to it (None: the strike as it is); ``best``:
-    the layouts' best lines (``best_lines``), which the features compare the strikes with."""
+@functools.partial(jax.jit, static_argnames=("target",))
+def ratings(net, states, shots, best, params, draws, target: str = "score") -> jax.Array:
+    """(S, N) the model's rating of each strike of ``shots`` (S, N), averaged over the
+    execution-noise draws ``draws`` (K, 5) added to it (None: the strike as it is): the
+    probability that it scores for a "score" model, the expected net points over ``NET_UNIT``
+    for a "net_points" one (``TARGETS``); ``best``: the layouts' best lines (``best_lines``),
+    which the features compare the strikes with."""
     def one(positions, cue, shots_s, best_s):
         n, k = shots_s.V0.shape[0], 1 if draws is None else draws.shape[0]
         played = shots_s if draws is None else perturb(
             shot_from_array(jnp.broadcast_to(shot_array(shots_s)[:, None], (n, k, 5))), draws[None], params)
         flat = jax.tree_util.tree_map(lambda v: v.reshape(n * k), played)
         x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(flat)
-        return jnp.mean(jax.nn.sigmoid(mlp_apply(net, x)[:, 0]).reshape(n, k), -1)
+        out = mlp_apply(net, x)[:, 0]
+        return jnp.mean((jax.nn.sigmoid(out) if target == "score" else out).reshape(n, k), -1)
 
     return jax.vmap(one)(states.positions, states.cue_ball, shots, best)
 
 
-@jax.jit
-def _rank(net, states, shots, best, params, draws):
-    """The strike (fields (S,)) of ``shots`` (S, N) with the highest estimated success (``chances``)."""
-    best = jnp.argmax(chances(net, states, shots, best, params, draws), -1)
+def chances(net, states, shots, best, params, draws) -> jax.Array:
+    """(S, N) a "score" model's probability that each strike scores (``ratings``)."""
+    return ratings(net, states, shots, best, params, draws, "score")
+
+
+@functools.partial(jax.jit, static_argnames=("target",))
+def _rank(net, states, shots, best, params, draws, target: str = "score"):
+    """The strike (fields (S,)) of ``shots`` (S, N) the model rates highest (``ratings``)."""
+    best = jnp.argmax(ratings(net, states, shots, best, params, draws, target), -1)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
 
 
@@ -226,13 +252,15 @@ def with_lines(shots: physics.Shot, best) -> physics.Shot:
 
 
 class SuccessAgent(Planner):
-    """Plays the proposed strike (or best geometric line) the success model rates most likely to score."""
+    """Plays the proposed strike (or best geometric line) the success model rates highest: most
+    likely to score, or worth the most net points (``target``, one of ``TARGETS``)."""
 
     name = "success"
 
     def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False, noise: float = 0.0,
-                 samples: int = 0, rolling: bool = True):
+                 samples: int = 0, rolling: bool = True, target: str = "score"):
         self.net = net
+        self.target = check_target(target)
         self.grid = grid  # rank the grid of line variations (``line_grid``) instead of the search's proposal
         self.rolling = rolling  # grid: lines with the rolling model (``agents.geometric.lines_batch``)
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
@@ -253,7 +281,8 @@ class SuccessAgent(Planner):
         else:
             shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
         draws = noise_draws(params, self.noise, self.samples)
-        return clip_shot(_rank(self.net, states, with_lines(shots, best), best, params, draws), params)
+        chosen = _rank(self.net, states, with_lines(shots, best), best, params, draws, self.target)
+        return clip_shot(chosen, params)
 
 
 # --- behaviour cloning over the geometric lines -------------------------------------------------

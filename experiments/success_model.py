@@ -1,22 +1,30 @@
-"""Learned shot choice without simulation at decision time (three-cushion).
+"""Learned shot choice without simulation at decision time (three-cushion; the Hungarian game
+with ``--discipline hungarian_1000``, see the end of this docstring).
 
 Four stages, each reading the previous one's files under ``--out``:
 
-* ``generate``: random legal layouts (``agents.layouts.random_states``), ``--candidates``
-  strikes each from the search's proposal (``agents.success.proposal``) or, with ``--grid``, the
-  grid of variations of the best lines (``agents.success.line_grid``); every strike played
-  ``--trials`` times under ``--noise`` and judged by the referee -> ``data.npz`` (layouts,
-  strikes, the label: scored, or with several plays the fraction that scored, best lines).
-* ``train``: (A) the success model P(score | layout, strike), an MLP fitted by binary cross-entropy
-  to the (hard or soft) labels; (B) a cloned search: for each layout the search's choice among
-  its candidates (the geometric line with most scoring perturbations, corrected by their median
-  offset), learned as a softmax over the layout's lines plus the correction -> ``nets.pkl``.
+* ``generate``: random legal layouts (``agents.layouts.random_states``) of ``--discipline`` on its
+  own table, ``--candidates`` strikes each from the search's proposal (``agents.success.proposal``)
+  or, with ``--grid``, the grid of variations of the best lines (``agents.success.line_grid``);
+  every strike played ``--trials`` times under ``--noise`` (the pin simulated as the search does,
+  ``agents.search.play_candidates``) and judged by the referee -> ``data.npz`` (layouts, strikes,
+  the label, best lines). The label depends on the discipline's target kind
+  (``agents.policy.target_for``): "score", whether the strike scored, or with several plays the
+  fraction that did; "net_points" (Hungarian), the mean net points of its plays over 100.
+* ``train``: (A) the success model, an MLP fitted by binary cross-entropy to the (hard or soft)
+  "score" labels, or by mean squared error to the "net_points" ones (``--standardize``: on
+  standardised inputs, folded into the first layer; ``--data`` may name several folders made
+  alike); (B) a cloned search: for each layout the search's choice among its candidates (the
+  geometric line with most scoring perturbations, corrected by their median offset), learned as a
+  softmax over the layout's lines plus the correction -> ``nets.pkl``.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
-  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals and
-  milliseconds per decision -> ``evaluate_noise<scale>_x<samples>.json``.
+  the search on the first ``--search`` of them; success rates with 95 % Wilson intervals, mean
+  net points with 95 % intervals and milliseconds per decision ->
+  ``evaluate_noise<scale>_x<samples>.json``.
 * ``ship``: the grid success model as the discipline's policy (``agents.policy``, the agent spec
-  ``policy`` of ``experiments.evaluate``), with a sidecar naming the data and the commands.
+  ``policy`` of ``experiments.evaluate``), with a sidecar naming the discipline, the target kind,
+  the data and the commands (``--plays-for``, ``--note``: see ``--help``).
 
 Deterministic per ``--seed``.
 
@@ -67,6 +75,48 @@ this CPU under load 2-4): the geometric line table is nearly all of it, the netw
     python -m experiments.success_model ship --out results/fft2     # -> agents/models/three_cushion_noise1.*
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
+
+The Hungarian game (``--discipline hungarian_1000``, its 1:2 table): the model estimates the
+expected net points of a grid strike over 100 (the referee's points for the shooter minus what a
+foul hands the opponent, docs/rules.md H-9), the policy plays the strike worth the most. Rolling
+lines (they take ~1.5 ms per layout here), width 256, three hidden layers, ``--standardize``
+(the line scores reach 50 points). Net points per shot on 200 fresh layouts under the standard
+noise (one shot each, 95 % intervals; a 2-core CPU shared with other work, load 4-6):
+
+    model                                                     evaluate stage    experiments.evaluate
+    geometric agent                                           10.3 [7.0, 13.7]  12.8 [8.4, 17.4]
+    8192 layouts x 132 strikes x 4 noisy plays                14.4 [9.7, 19.1]  -
+    8192 exact, fine-tuned on 16384 layouts x 4 noisy plays   16.1 [11.6, 20.5] 15.6 [10.5, 20.6]
+    16384 exact, fine-tuned on those 16384 (shipped, noise 1) 19.2 [15.0, 23.5] 20.4 [15.5, 25.5]
+    16384 exact, exact play (shipped for exact play)          15.1 [10.8, 19.4] (geometric 11.9)
+
+The second column is ``experiments.evaluate --discipline hungarian_1000 --agents geometric policy
+--innings 200 --max-shots 1`` (success per shot: policy 51.0 %, geometric 51.5 %; 2.5 ms per
+decision in batches of 16, the geometric agent 2.3 ms). Over ``--innings 100 --max-shots 10`` the
+shipped policy makes 29.5 net points per inning [16.8, 42.0] in 1.95 shots, the geometric agent 16.0
+[3.4, 28.3] in 1.97 (success per shot 48.7 % and 49.2 %, fouls 5.6 % and 8.1 %). Fine-tuning an
+exact model on the soft labels beats training on them alone (validation loss 0.0279 against 0.0289
+on 8192 layouts), and more layouts help (on the second noisy set's validation layouts: 0.0264
+fine-tuned from the exact model of 8192 layouts, 0.0247 from that of 16384). The grid itself leaves
+little room: choosing each layout's strike by 4 simulated noisy plays of all 132
+(528 simulated shots) and scoring it on 4 other plays gives 32.3 net points (256 layouts), the best
+line as it is 10.5, and 1.25 x its speed 13.6. The grid varies speed and spin but never the aim,
+which the pin seems to be most sensitive to (side spin of 0.25 R, which throws the cue ball off its
+aim, costs the best line 8 points); the search (reported at 62 net points) does vary it: aim variations are the
+next lever.
+
+    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \
+        --out results/he8k                                          # and --seed 8 --out results/he8k2
+    python -m experiments.success_model train --epochs 8 --standardize --data results/he8k results/he8k2 \
+        --out results/he16
+    python -m experiments.success_model ship --out results/he16     # -> agents/models/hungarian_1000.*
+    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \
+        --noise 1 --seed 5 --out results/hn8k                       # and --seed 7 --out results/hn8k2
+    python -m experiments.success_model train --epochs 4 --lr 5e-4 --standardize --data results/hn8k \
+        results/hn8k2 --init results/he16 --out results/hft16b
+    python -m experiments.success_model ship --out results/hft16b   # -> agents/models/hungarian_1000_noise1.*
+    python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \
+        --out results/hft16b
 """
 from __future__ import annotations
 
@@ -85,25 +135,27 @@ import numpy as np
 import optax
 from tqdm.auto import tqdm
 
-import physics
-import rules
-from agents import ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, random_states, shooter_points
+from agents import (
+    ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, net_points, random_states, shooter_points,
+)
 from agents.base import index_tree
-from agents.policy import MODELS_DIR, save_model
+from agents.policy import MODELS_DIR, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
-    ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init,
-    pair_features, proposal, seeded_line,
+    NET_UNIT, ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply,
+    mlp_init, pair_features, proposal, seeded_line,
 )
-from experiments.common import NOISE_HELP, machine_info, noise_arg, wilson
+from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
 
 CHUNK = 64  # layouts simulated per call (one compiled simulation)
 SEEDS = 12  # geometric lines perturbed by the proposal
 
 
-def setting():
-    return physics.default_params(), rules.make_rules("three_cushion")
+def setting(discipline: str = "three_cushion"):
+    """(physics params, rules) of the discipline, on its own table (the Hungarian game's 1:2 one)."""
+    game, params = setup(discipline)
+    return params, game
 
 
 def data_config(candidates: int, noise: float = 0.0) -> SearchConfig:
@@ -121,8 +173,21 @@ def scored_label(values) -> jax.Array:
     return hits[..., 0] if values.shape[-1] == 1 else jnp.mean(hits, -1, dtype=jnp.float32)
 
 
+def net_label(values) -> jax.Array:
+    """(S, N) float32: the mean net points of each strike over its T plays (values (S, N, T), the
+    search's judgement: the shooter's points minus what a foul hands the opponent, docs/rules.md
+    H-9.7), in units of ``NET_UNIT``: the regression target of a "net_points" model."""
+    return jnp.mean(jnp.asarray(values, jnp.float32), -1) / NET_UNIT
+
+
+def strike_label(values, target: str) -> jax.Array:
+    """(S, N) the label of the target kind (``agents.success.TARGETS``) from the values (S, N, T)."""
+    return scored_label(values) if target == "score" else net_label(values)
+
+
 def generate(args):
-    params, game = setting()
+    params, game = setting(args.discipline)
+    target = target_for(args.discipline)
     cfg = data_config(args.candidates, args.noise)
     key = jax.random.PRNGKey(args.seed)
     parts = []
@@ -138,16 +203,18 @@ def generate(args):
         values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
                                  args.trials, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball, shots=shot_array(shots),
-                          scored=scored_label(values), best=jnp.stack(best, -1)))
+                          scored=strike_label(values, target), best=jnp.stack(best, -1)))
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
     data["grid"] = np.asarray(args.grid)
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
     _write_json(args.out, "generate.json", dict(command=args.command, layouts=args.layouts, trials=args.trials,
                                                 noise=args.noise, rolling=args.rolling,
-                                                strikes=int(data["scored"].size)))
+                                                strikes=int(data["scored"].size), discipline=args.discipline,
+                                                target=target))
+    mean = data["scored"].mean()
     print(f"{data['scored'].size} strikes ({args.trials} plays each) on {args.layouts} layouts, "
-          f"{data['scored'].mean():.3%} scored")
+          + (f"{mean:.3%} scored" if target == "score" else f"{mean * NET_UNIT:.2f} net points on average"))
 
 
 # --- train ------------------------------------------------------------------------------------
@@ -158,7 +225,8 @@ def _lines(b):
 
 
 def success_dataset(data, params):
-    """(X, y): features of every (layout, strike) pair and whether it scored."""
+    """(X, y): features of every (layout, strike) pair and its label (whether it scored, the
+    fraction of plays that did, or its mean net points over ``NET_UNIT``)."""
     feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params),
                                       (None, None, 0, None))))
     X = np.concatenate([np.asarray(feats(data["positions"][i:i + 256], data["cue"][i:i + 256],
@@ -236,12 +304,58 @@ def relines(game, data, params, rolling: bool):
     return np.concatenate(found)
 
 
+def made_for(made: dict) -> tuple[str, str]:
+    """(discipline, target kind) of a generate.json (files from before the Hungarian game: three-cushion)."""
+    return made.get("discipline", "three_cushion"), made.get("target", "score")
+
+
+def losses(target: str):
+    """The training loss of a target kind: binary cross-entropy on the logit for "score" (hard or
+    soft labels), mean squared error for "net_points" (the mean of noisy plays is its minimiser)."""
+    def bce(net, x, t):
+        return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
+
+    def mse(net, x, t):
+        return jnp.mean((mlp_apply(net, x)[:, 0] - t) ** 2)
+
+    return bce if target == "score" else mse
+
+
+def fold_scaling(net, mean, std, inverse: bool = False):
+    """``net`` with the input standardisation x -> (x - mean) / std folded into its first layer:
+    a net on standardised inputs becomes the same function of the raw ones (``inverse``: the
+    reverse). The Hungarian line scores reach 50 points while the other features stay near 1."""
+    (W, b), rest = net[0], list(net[1:])
+    mean, std = jnp.asarray(mean, W.dtype), jnp.asarray(std, W.dtype)
+    if inverse:
+        return [(W * std[:, None], b + mean @ W)] + rest
+    return [(W / std[:, None], b - (mean / std) @ W)] + rest
+
+
+def sources(data, default: str) -> list[str]:
+    """The data folders a run read: ``--data`` (one folder, or several; train.json files from
+    before several were allowed hold one), else ``default``."""
+    return [data] if isinstance(data, str) else list(data or [default])
+
+
+def load_data(folders: list[str]):
+    """(data, generate.json of the first folder): the layouts of every folder in turn; ValueError
+    unless they were made alike (discipline, target, proposal, lines)."""
+    made = [_read_json(f, "generate.json") for f in folders]
+    kinds = {(made_for(m), m.get("rolling", True)) for m in made}
+    parts = [dict(np.load(os.path.join(f, "data.npz"))) for f in folders]
+    if len(kinds) > 1 or len({bool(p.get("grid", False)) for p in parts}) > 1:
+        raise ValueError(f"--data: the folders {folders} hold data of different kinds; train on one kind at a time")
+    return {k: np.concatenate([p[k] for p in parts]) if k != "grid" else parts[0][k] for k in parts[0]}, made[0]
+
+
 def train(args):
-    params, game = setting()
-    source = args.data or args.out
-    data = dict(np.load(os.path.join(source, "data.npz")))
+    folders = sources(args.data, args.out)
+    data, made = load_data(folders)
+    discipline, target = made_for(made)
+    params, game = setting(discipline)
     grid = bool(data.pop("grid", False))
-    if args.rolling != _read_json(source, "generate.json").get("rolling", True):
+    if args.rolling != made.get("rolling", True):
         data["best"] = relines(game, data, params, args.rolling)
     L = len(data["cue"])
     held = int(L * 0.1)  # the last 10 % of layouts: validation
@@ -256,19 +370,23 @@ def train(args):
     if args.init:  # fine-tune another run's success model (e.g. an exact one on soft labels)
         with open(os.path.join(args.init, "nets.pkl"), "rb") as fh:
             net_a = pickle.load(fh)["success"]
-
-    def bce(net, x, t):
-        return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
-
-    net_a = fit(net_a, bce, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
+    loss = losses(target)
+    if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
+        mean, std = X.mean(0), X.std(0) + 1e-6
+        net_a = fold_scaling(fit(fold_scaling(net_a, mean, std, inverse=True), loss, ((X - mean) / std, y),
+                                 args.epochs, 1024, args.lr, args.seed, "success model"), mean, std)
+    else:
+        net_a = fit(net_a, loss, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
     Xv, yv = success_dataset(val_part, params)
     logits = np.asarray(mlp_apply(net_a, Xv)[:, 0]).reshape(held, -1)
-    scored_v = val_part["scored"]
-    top = scored_v[np.arange(held), logits.argmax(1)]
-    report["A"] = dict(command=args.command, data=source, rolling=args.rolling, init=args.init, samples=int(X.shape[0]),
-                       positives=float(y.mean()),
-                       seconds=time.perf_counter() - t0, val_loss=float(bce(net_a, Xv, yv)),
-                       val_top1_scored=float(top.mean()), val_any_scored=float(scored_v.any(1).mean()))
+    label_v = val_part["scored"]
+    top = label_v[np.arange(held), logits.argmax(1)]  # the label of the strike the model would play
+    oracle = label_v.any(1) if target == "score" else label_v.max(1)  # the best label of each layout
+    report["A"] = dict(command=args.command, data=folders[0] if len(folders) == 1 else folders,
+                       discipline=discipline, target=target, rolling=args.rolling, init=args.init,
+                       standardize=args.standardize, samples=int(X.shape[0]), positives=float(y.mean()),
+                       seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
+                       val_top1_scored=float(top.mean()), val_any_scored=float(oracle.mean()))
     print("A:", report["A"], flush=True)
 
     if grid:  # the cloned search learns from the search's proposal only
@@ -327,7 +445,8 @@ def decide(agent, game, states, params, keys, chunk):
 
 
 def evaluate(args):
-    params, game = setting()
+    params, game = setting(args.discipline)
+    target = target_for(args.discipline)
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         nets = pickle.load(fh)
     n = -(-args.layouts // 8) * 8
@@ -339,9 +458,9 @@ def evaluate(args):
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
         agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
-                                    rolling=args.rolling), 8))
+                                    rolling=args.rolling, target=target), 8))
     else:
-        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS), 8) for c in args.rank]
+        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target), 8) for c in args.rank]
     if args.search:
         agents.append((SearchAgent(), 8))
     rows = []
@@ -353,17 +472,21 @@ def evaluate(args):
         _, _, outcomes, _ = execute(game, states, shots, params, key=jax.random.fold_in(key, 3),
                                     noise=ExecutionNoise(args.noise), pad_to=n)
         mine = np.asarray(shooter_points(outcomes, states.current_player))
+        net = np.asarray(net_points(outcomes, states.current_player))
         k = int((mine > 0).sum())
         low, high = wilson(k, n)
+        net_mean, net_low, net_high = mean_ci(net)
         name = agent.name
         if isinstance(agent, SuccessAgent):
             name = f"success-grid-x{agent.samples}" if agent.grid else f"success-{agent.config.candidates}"
         rows.append(dict(agent=name, shots=n, successes=k, rate=k / n, ci_low=low, ci_high=high,
+                         net_points=float(net_mean), net_low=float(net_low), net_high=float(net_high),
                          seconds_per_layout=seconds, batch=chunk, noise=args.noise))
-        print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]  {seconds * 1e3:.1f} ms per layout "
+        points = f"  net points {net_mean:.1f} [{net_low:.1f}, {net_high:.1f}]" if target == "net_points" else ""
+        print(f"{name:12s} {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]{points}  {seconds * 1e3:.1f} ms per layout "
               f"(batches of {chunk})", flush=True)
     with open(os.path.join(args.out, f"evaluate_noise{args.noise:g}_x{args.samples}.json"), "w") as fh:
-        json.dump(dict(rows=rows, machine=machine_info()), fh, indent=1)
+        json.dump(dict(rows=rows, discipline=args.discipline, machine=machine_info()), fh, indent=1)
 
 
 # --- ship -------------------------------------------------------------------------------------
@@ -374,23 +497,30 @@ def ship(args):
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         net = pickle.load(fh)["success"]
     trained = _read_json(args.out, "train.json")["A"]
-    source = trained.get("data", args.out)
-    made = _read_json(source, "generate.json")
-    with np.load(os.path.join(source, "data.npz")) as data:
-        grid = bool(data["grid"])
-    if not grid:
-        raise ValueError(f"the policy ranks the line grid; the data under {args.out} was not generated with --grid")
-    runs = [(made, trained)]
+    folders = sources(trained.get("data"), args.out)
+    made = _read_json(folders[0], "generate.json")
+    discipline, target = made_for(made)
+    for folder in folders:
+        with np.load(os.path.join(folder, "data.npz")) as data:
+            if not bool(data["grid"]):
+                raise ValueError(f"the policy ranks the line grid; the data under {folder} was not made with --grid")
+
+    def generated(run, out):
+        return [_read_json(f, "generate.json") for f in sources(run.get("data"), out)]
+
+    runs = [(generated(trained, args.out), trained)]
     while runs[0][1].get("init"):  # a fine-tuned model: the runs it started from first
         init = runs[0][1]["init"]
         before = _read_json(init, "train.json")["A"]
-        runs.insert(0, (_read_json(before.get("data", init), "generate.json"), before))
+        runs.insert(0, (generated(before, init), before))
     data = [dict(layouts=m["layouts"], strikes=m["strikes"], plays_per_strike=m["trials"], noise=m["noise"])
-            for m, _ in runs]
-    commands = [c for m, t in runs for c in (m["command"], t["command"])] + [args.command]
-    paths = save_model(net, "three_cushion", args.models, trained.get("rolling", made["rolling"]), made["noise"],
+            for made_run, _ in runs for m in made_run]
+    commands = [c for made_run, t in runs for c in [m["command"] for m in made_run] + [t["command"]]] + [args.command]
+    noise = made["noise"] if args.plays_for is None else args.plays_for
+    paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
                        training=dict(layouts=sum(d["layouts"] for d in data), data=data,
-                                     validation_top1=trained["val_top1_scored"]), commands=commands)
+                                     validation_top1=trained["val_top1_scored"]), commands=commands,
+                       **({"note": args.note} if args.note else {}))
     print("wrote", *paths)
 
 
@@ -398,6 +528,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stage", choices=("generate", "train", "evaluate", "ship"))
     ap.add_argument("--out", default="results/success_model")
+    ap.add_argument("--discipline", default="three_cushion", choices=("three_cushion", "hungarian_1000"),
+                    help="generate, evaluate: the game (train and ship read it from the data's generate.json)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--layouts", type=int, default=4096, help="generate: training layouts; evaluate: fresh ones")
     ap.add_argument("--candidates", type=int, default=64, help="generate: strikes per layout")
@@ -414,11 +546,17 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=0,
                     help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)
-    ap.add_argument("--data", metavar="DIR", help="train: the data under DIR (default: --out)")
+    ap.add_argument("--data", metavar="DIR", nargs="+",
+                    help="train: the data under DIR, or under several DIRs made alike, in turn (default: --out)")
     ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")
     ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
+    ap.add_argument("--standardize", action="store_true",
+                    help="train: fit the success model on standardised inputs (folded into its first layer)")
     ap.add_argument("--lr", type=float, default=2e-3, help="train: the success model's peak learning rate")
     ap.add_argument("--models", default=MODELS_DIR, help="ship: the folder of the shipped models")
+    ap.add_argument("--plays-for", type=float, metavar="SCALE",
+                    help="ship: the execution noise the model is shipped for (default: its data's noise)")
+    ap.add_argument("--note", help="ship: a remark for the sidecar (e.g. how a model for exact play was made)")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)
     ap.add_argument("--search", type=int, default=0, metavar="N",

@@ -1,6 +1,7 @@
-"""The shipped policy (``agents.policy``): its model file and sidecar, the refusal of a file made for
-other inputs, play without simulation, the ``policy`` agent spec, and the soft labels of training;
-the search it guides (``agents.guided``) and the ``guided`` agent spec."""
+"""The shipped policy (``agents.policy``): its model files and sidecars (three-cushion and the
+Hungarian game), the refusal of a file made for other inputs or another target kind, play without
+simulation, the ``policy`` agent spec, and the labels of training (soft labels, net points); the
+search it guides (``agents.guided``) and the ``guided`` agent spec."""
 from __future__ import annotations
 
 import json
@@ -15,12 +16,18 @@ import pytest
 from agents import SearchAgent
 from agents.base import index_tree, shot_array
 from agents.guided import BUDGETS, GuidedAgent, guided_config
-from agents.policy import MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, shipped_disciplines
+from agents.policy import (
+    MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, shipped_disciplines, target_for,
+)
 from agents.search import best_lines
-from agents.success import FEATURES, FEATURES_VERSION, chances, line_grid, mlp_apply, noise_draws
+from agents.success import FEATURES, FEATURES_VERSION, chances, line_grid, mlp_apply, noise_draws, ratings
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
-from experiments.success_model import scored_label, success_dataset
+from experiments.success_model import (
+    fold_scaling, load_data, net_label, scored_label, strike_label, success_dataset,
+)
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
+
+HUNGARIAN_LAYOUTS = 16384  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
 
 
 def _copy_model(tmp_path, name="three_cushion", noise=0.0, **changes):
@@ -50,18 +57,30 @@ def _primitives(jaxpr, found=None):
     return found
 
 
-def test_the_shipped_three_cushion_model_loads_and_its_sidecar_matches():
-    assert "three_cushion" in shipped_disciplines()
-    net, meta = load_model("three_cushion")
-    assert meta["discipline"] == "three_cushion" and meta["features"] == FEATURES_VERSION
-    assert meta["plays_for"] == 0.0 and meta["sizes"][0] == FEATURES and meta["sizes"][-1] == 1
-    assert meta["training"]["layouts"] >= 16384 and len(meta["commands"]) >= 3
-    assert all(c.startswith("python -m experiments.success_model ") for c in meta["commands"])
-    assert noise_variants("three_cushion") == (0.0, 1.0)
+@pytest.mark.parametrize("discipline, target, layouts", [
+    ("three_cushion", "score", 16384), ("hungarian_1000", "net_points", HUNGARIAN_LAYOUTS),
+])
+def test_the_shipped_models_load_and_their_sidecars_match(discipline, target, layouts):
+    assert discipline in shipped_disciplines()
+    assert noise_variants(discipline) == (0.0, 1.0)
     for scale in (0.0, 1.0):
-        assert os.path.getsize(model_paths("three_cushion", noise=scale)[0]) < 5 * 2 ** 20
-    out = np.asarray(mlp_apply(net, jnp.zeros((2, FEATURES))))
-    assert out.shape == (2, 1) and np.all(np.isfinite(out))
+        net, meta = load_model(discipline, noise=scale)
+        assert meta["discipline"] == discipline and meta["features"] == FEATURES_VERSION
+        assert meta["target"] == target and meta["plays_for"] == scale
+        assert meta["sizes"][0] == FEATURES and meta["sizes"][-1] == 1
+        assert meta["training"]["layouts"] >= layouts and len(meta["commands"]) >= 3
+        assert all(c.startswith("python -m experiments.success_model ") for c in meta["commands"])
+        assert os.path.getsize(model_paths(discipline, noise=scale)[0]) < 5 * 2 ** 20
+        out = np.asarray(mlp_apply(net, jnp.zeros((2, FEATURES))))
+        assert out.shape == (2, 1) and np.all(np.isfinite(out))
+
+
+def test_a_sidecar_without_a_target_is_read_as_a_success_model():
+    with open(model_paths("three_cushion")[1], encoding="utf-8") as f:
+        assert "target" not in json.load(f)  # written before the Hungarian model
+    assert load_model("three_cushion")[1]["target"] == "score"
+    assert (target_for("three_cushion"), target_for("straight_rail"), target_for("hungarian_1000")) == (
+        "score", "score", "net_points")
 
 
 @pytest.mark.parametrize("changes, complaint", [
@@ -70,6 +89,7 @@ def test_the_shipped_three_cushion_model_loads_and_its_sidecar_matches():
     (dict(proposal=dict(kind="line_grid", seeds=24)), "proposal is"),
     (dict(version=99), "sidecar version 99"),
     (dict(plays_for=1.0), "plays_for is 1.0, this build needs 0.0"),
+    (dict(target="net_points"), "target is 'net_points', this build needs 'score'"),
 ])
 def test_a_model_made_for_other_inputs_is_refused(tmp_path, changes, complaint):
     folder = _copy_model(tmp_path, **changes)
@@ -106,18 +126,22 @@ def test_the_policy_spec_loads_the_disciplines_model_or_says_which_have_one():
     assert isinstance(agent, PolicyAgent) and agent.discipline == "three_cushion" and agent.grid
     assert agent.meta["plays_for"] == 1.0 and make_agent("policy", discipline="three_cushion").meta["plays_for"] == 0
     assert agent_budget(agent) == "no simulation: 144 strikes ranked"  # 12 lines, each as it is and 11 variations
-    with pytest.raises(AgentSpecError, match="'hungarian_1000' has no shipped policy model; disciplines with one: "
-                                             "three_cushion"):
-        make_agent("policy", discipline="hungarian_1000")
+    hungarian = make_agent("policy", 1.0, discipline="hungarian_1000")
+    assert hungarian.discipline == "hungarian_1000" and hungarian.target == "net_points"
+    assert hungarian.meta["plays_for"] == 1.0
+    with pytest.raises(AgentSpecError, match="'straight_rail' has no shipped policy model; disciplines with one: "
+                                             "hungarian_1000, three_cushion"):
+        make_agent("policy", discipline="straight_rail")
     with pytest.raises(AgentSpecError, match="needs the discipline"):
         make_agent("policy")
 
 
-def test_the_policy_plays_legal_shots_without_simulating():
-    game, params = setup("three_cushion")
-    states = index_tree(layouts("three_cushion", 12, 11), slice(0, 4))  # the layouts of tests/test_agents_search.py
+@pytest.mark.parametrize("discipline, noise", [("three_cushion", 0.0), ("hungarian_1000", 1.0)])
+def test_the_policy_plays_legal_shots_without_simulating(discipline, noise):
+    game, params = setup(discipline)
+    states = index_tree(layouts(discipline, 12, 11), slice(0, 4))  # the layouts of tests/test_agents_search.py
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
-    agent = PolicyAgent.for_discipline("three_cushion", 0.0, MODELS_DIR)
+    agent = PolicyAgent.for_discipline(discipline, noise, MODELS_DIR)
     shots = agent.plan_batch(game, states, params, keys)
     assert np.shape(shots.V0) == (4,)
     assert_playable(shots, params)
@@ -143,6 +167,56 @@ def test_soft_labels_are_the_fraction_of_plays_that_scored():
     X, y = success_dataset(data, params)
     assert X.shape == (2, FEATURES)
     np.testing.assert_array_equal(y, [0.75, 0.25])
+
+
+def test_the_net_points_label_is_the_mean_net_points_over_a_hundred():
+    # net points of three plays of each strike: a carom (H-9.2), a pin (H-9.3), carom and pin (H-9.4),
+    # a foul handing the opponent the pin (H-9.7), nothing (H-9.5)
+    values = jnp.array([[[10, 50, 100], [-50, 0, 0]], [[0, 0, 0], [100, 100, -100]]])
+    expected = [[160 / 300, -50 / 300], [0.0, 100 / 300]]
+    np.testing.assert_allclose(net_label(values), expected, rtol=1e-6)
+    assert net_label(values).dtype == jnp.float32
+    np.testing.assert_allclose(strike_label(values, "net_points"), expected, rtol=1e-6)
+    np.testing.assert_allclose(strike_label(values, "score"), [[1.0, 0.0], [0.0, 2 / 3]], rtol=1e-6)
+
+
+def test_a_net_points_model_is_rated_without_the_sigmoid():
+    game, params = setup("three_cushion")
+    states = layouts("three_cushion", 2, 7)  # the guided search's layouts below
+    best = best_lines(game, states, params, 12, rolling=False)
+    grid = line_grid(best, params)
+    net = [(jnp.zeros((FEATURES, 1)), jnp.array([0.4]))]  # a constant output of 0.4
+    np.testing.assert_allclose(ratings(net, states, grid, best, params, None, "net_points"), 0.4, rtol=1e-6)
+    np.testing.assert_allclose(chances(net, states, grid, best, params, None), 1 / (1 + np.exp(-0.4)), rtol=1e-6)
+
+
+def test_the_input_scaling_folds_into_the_first_layer():
+    rng = np.random.default_rng(0)
+    net = [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 1)), rng.normal(size=1))]
+    x, mean, std = rng.normal(size=(5, 3)) * 20, np.array([1.0, -2.0, 30.0]), np.array([0.5, 2.0, 10.0])
+    folded = fold_scaling(net, mean, std)
+    np.testing.assert_allclose(mlp_apply(folded, x), mlp_apply(net, (x - mean) / std), rtol=1e-4, atol=1e-4)
+    back = fold_scaling(folded, mean, std, inverse=True)
+    np.testing.assert_allclose(back[0][0], net[0][0], rtol=1e-5)
+    np.testing.assert_allclose(back[0][1], net[0][1], rtol=1e-5, atol=1e-5)
+
+
+def test_training_reads_several_folders_made_alike_and_refuses_mixed_ones(tmp_path):
+    def folder(name, discipline, target, layouts):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "generate.json").write_text(json.dumps(dict(discipline=discipline, target=target, rolling=True)))
+        np.savez(path / "data.npz", cue=np.arange(layouts), scored=np.full((layouts, 2), 0.5), grid=np.asarray(True))
+        return str(path)
+
+    first, second = folder("a", "hungarian_1000", "net_points", 3), folder("b", "hungarian_1000", "net_points", 2)
+    data, made = load_data([first, second])
+    assert made["discipline"] == "hungarian_1000" and bool(data["grid"])
+    np.testing.assert_array_equal(data["cue"], [0, 1, 2, 0, 1])
+    assert data["scored"].shape == (5, 2)
+    other = folder("c", "three_cushion", "score", 2)
+    with pytest.raises(ValueError, match="--data: the folders .* hold data of different kinds"):
+        load_data([first, other])
 
 
 def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
@@ -185,9 +259,9 @@ def test_the_guided_spec_takes_a_budget_it_can_split_and_the_disciplines_model()
     assert make_agent("guided:shots=256", discipline="three_cushion").config.trials == 1  # exact play
     with pytest.raises(AgentSpecError, match="explore must be in"):
         make_agent("guided:explore=2", 1.0, discipline="three_cushion")
-    with pytest.raises(AgentSpecError, match="'hungarian_1000' has no shipped policy model; disciplines with one: "
-                                             "three_cushion"):
-        make_agent("guided", 1.0, discipline="hungarian_1000")
+    with pytest.raises(AgentSpecError, match="'straight_rail' has no shipped policy model; disciplines with one: "
+                                             "hungarian_1000, three_cushion"):
+        make_agent("guided", 1.0, discipline="straight_rail")
     with pytest.raises(AgentSpecError, match="needs the discipline"):
         make_agent("guided", 1.0)
     with pytest.raises(TypeError, match="use GuidedAgent.for_discipline"):
