@@ -11,7 +11,8 @@ call and judged by the referee: ``SearchAgent()`` plans for exact execution,
 ``SearchAgent.for_noise()`` for the standard execution noise, ``SearchConfig`` sets the budget);
 ``GuidedAgent`` (the same search, its first-round candidates the strikes a shipped success model,
 ``agents.policy``, rates most likely to score: ``GuidedAgent.for_discipline(name, noise, shots)``);
-``LearnedAgent`` (a stable-baselines3 policy trained on an environment's "shot" mode by
+``agents.leave.LeaveValue`` (a learned value of the layout left, for the search's position play:
+``SearchAgent(leave=...)``); ``LearnedAgent`` (a stable-baselines3 policy trained on an environment's "shot" mode by
 ``experiments.train --backend sb3``; it sees the game through the environment's observation);
 ``JaxPolicyAgent`` (the same for a policy of the JAX PPO, ``agents.jax_ppo``).
 Everything is seeded by the key and deterministic. The planners work on ``rules.GameState``
