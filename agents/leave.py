@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from physics.params import Params
 from agents.learned import read_sidecar
 from agents.policy import MODELS_DIR
-from agents.success import frame, layout_features, mlp_apply
+from agents.success import frame, layout_features, mlp_apply, read_layers, save_layers
 from rules import GameState, Rules
 
 FEATURES_VERSION = 1
@@ -121,13 +119,9 @@ def save_value(net, discipline: str, folder: str, noise: float = 0.0, **meta) ->
     """Write the layers ([(W, b), ...]) and the sidecar (``meta``: data, command, figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
-    arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
-                              for i, layer in enumerate(net) for name, a in zip("Wb", layer)}
-    with open(npz_path, "wb") as f:
-        np.savez(f, **arrays)
+    sizes = save_layers(net, npz_path)
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=FEATURES_VERSION, inputs=FEATURES,
-                   discipline=discipline, plays_for=float(noise),
-                   sizes=[int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net], **meta)
+                   discipline=discipline, plays_for=float(noise), sizes=sizes, **meta)
     with open(json_path, "w", encoding="utf-8") as f:
         json.dump(sidecar, f, indent=1)
     return npz_path, json_path
@@ -150,15 +144,7 @@ def load_value(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
         if meta.get(key) != value:
             raise ValueError(f"{json_path}: {key} is {meta.get(key)!r}, this build needs {value!r} "
                              f"(retrain with experiments.leave_value)")
-    sizes = meta.get("sizes")
-    if not isinstance(sizes, list) or len(sizes) < 2:
-        raise ValueError(f"{json_path}: no layer sizes")
-    with np.load(npz_path) as arrays:
-        net = [(arrays[f"{i}/W"], arrays[f"{i}/b"]) for i in range(len(sizes) - 1)]
-    shapes = [tuple(np.shape(W)) for W, _ in net]
-    if shapes != list(zip(sizes[:-1], sizes[1:])):
-        raise ValueError(f"{npz_path}: layer shapes {shapes} do not match the sidecar's sizes {sizes}")
-    return net, meta
+    return read_layers(npz_path, meta.get("sizes")), meta
 
 
 __all__ = ["LeaveValue", "state_features", "features_batch", "values_of", "save_value", "load_value", "shipped",

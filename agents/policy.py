@@ -29,13 +29,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
-import numpy as np
 
 import rules
 from agents.learned import read_sidecar
-from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_target
+from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_target, read_layers, save_layers
 
 SIDECAR_FORMAT = "carom-billiards success model"
 SIDECAR_VERSION = 1
@@ -98,14 +96,10 @@ def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 
     (``agents.success.TARGETS``), and its sidecar (``meta``: training data, commands, figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
-    arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
-                              for i, layer in enumerate(net) for name, a in zip("Wb", layer)}
-    with open(npz_path, "wb") as f:
-        np.savez(f, **arrays)
+    sizes = save_layers(net, npz_path)
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=FEATURES_VERSION, inputs=FEATURES,
                    discipline=discipline, target=check_target(target), plays_for=float(noise),
-                   proposal=proposal_entry(rolling),
-                   sizes=[int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net], **meta)
+                   proposal=proposal_entry(rolling), sizes=sizes, **meta)
     with open(json_path, "w", encoding="utf-8") as f:
         json.dump(sidecar, f, indent=1)
     return npz_path, json_path
@@ -131,13 +125,7 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
         if meta.get(key) != value:
             raise ValueError(f"{json_path}: {key} is {meta.get(key)!r}, this build needs {value!r} "
                              f"(retrain with experiments.success_model)")
-    with np.load(npz_path) as arrays:
-        layers = len(meta["sizes"]) - 1
-        net = [(arrays[f"{i}/W"], arrays[f"{i}/b"]) for i in range(layers)]
-    shapes = [tuple(np.shape(W)) for W, _ in net]
-    if shapes != list(zip(meta["sizes"][:-1], meta["sizes"][1:])):
-        raise ValueError(f"{npz_path}: layer shapes {shapes} do not match the sidecar's sizes {meta['sizes']}")
-    return net, meta
+    return read_layers(npz_path, meta.get("sizes")), meta
 
 
 class PolicyAgent(SuccessAgent):

@@ -26,10 +26,11 @@ The networks are plain JAX pytrees of (W, b) pairs (``mlp_init``, ``mlp_apply``)
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import physics
 from physics.execution import perturb, shot_array, shot_from_array
@@ -158,6 +159,29 @@ def mlp_init(key, sizes):
     keys = jax.random.split(key, len(sizes) - 1)
     return [(jax.random.normal(k, (m, n), jnp.float32) * jnp.sqrt(2.0 / m), jnp.zeros((n,), jnp.float32))
             for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
+
+
+def save_layers(net, path: str) -> list[int]:
+    """Write the layers [(W, b), ...] to the .npz ``path`` (float32, keys "i/W", "i/b"); returns
+    the layer widths, as a sidecar records them."""
+    arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
+                              for i, layer in enumerate(net) for name, a in zip("Wb", layer)}
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+    return [int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net]
+
+
+def read_layers(path: str, sizes) -> list:
+    """The layers of the .npz ``path`` (``save_layers``); ValueError unless their shapes are the
+    widths ``sizes`` of its sidecar."""
+    if not isinstance(sizes, list) or len(sizes) < 2:
+        raise ValueError(f"{path}: the sidecar has no layer sizes")
+    with np.load(path) as arrays:
+        net = [(arrays[f"{i}/W"], arrays[f"{i}/b"]) for i in range(len(sizes) - 1)]
+    shapes = [tuple(np.shape(W)) for W, _ in net]
+    if shapes != list(zip(sizes[:-1], sizes[1:])):
+        raise ValueError(f"{path}: layer shapes {shapes} do not match the sidecar's sizes {sizes}")
+    return net
 
 
 def mlp_apply(net, x):
