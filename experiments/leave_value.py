@@ -132,7 +132,7 @@ def targets(net, data, chunk: int = 1024) -> np.ndarray:
     return np.concatenate(out)[:n]
 
 
-def value_iteration(data, iterations: int, epochs: int, lr: float, seed: int):
+def value_iteration(data, iterations: int, epochs: int, lr: float, seed: int, progress: bool = True):
     """(net, history): fitted value iteration (module docstring); history per iteration: the
     mean target, the training and held-out mean squared errors."""
     n = len(data["x"])
@@ -151,7 +151,7 @@ def value_iteration(data, iterations: int, epochs: int, lr: float, seed: int):
     for k in range(iterations):
         y = targets(current, data)
         net = fit_net(net, loss, (x[~held], jnp.asarray(y[~held])), epochs, 256, lr, seed + k,
-                      f"iteration {k + 1}/{iterations}")
+                      f"iteration {k + 1}/{iterations}", progress)
         pred = np.asarray(mlp_apply(net, x)[:, 0])
         history.append(dict(iteration=k + 1, mean_target=float(y.mean()), mean_value=float(pred.mean()),
                             train_mse=float(np.mean((pred - y)[~held] ** 2)),
@@ -227,7 +227,7 @@ def main(argv=None):
     with np.load(data_path) as f:
         data = {k: f[k] for k in f.files}
     t_data = time.perf_counter() - t0
-    net, history = value_iteration(data, args.iterations, args.epochs, args.lr, args.seed)
+    net, history = value_iteration(data, args.iterations, args.epochs, args.lr, args.seed, progress)
     np.savez(os.path.join(args.out, "net.npz"), **{f"{i}/{n}": np.asarray(a) for i, layer in enumerate(net)
                                                   for n, a in zip("Wb", layer)})
     command = "python -m experiments.leave_value " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))

@@ -265,7 +265,7 @@ def clone_dataset(data, params, cfg):
     return X, usable, targets, np.stack(deltas).astype(np.float32)
 
 
-def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc):
+def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc, progress: bool = True):
     """Adam on mini-batches of the rows of ``arrays``; cosine-decayed learning rate."""
     n = len(arrays[0])
     batch = min(batch, n)
@@ -280,7 +280,7 @@ def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc):
         return optax.apply_updates(net, updates), state, loss
 
     rng = np.random.default_rng(seed)
-    bar = tqdm(range(epochs), desc=desc)
+    bar = tqdm(range(epochs), desc=desc, disable=not progress)
     for _ in bar:
         order = rng.permutation(n)
         losses = []
