@@ -179,17 +179,24 @@ def split_leave(text: str) -> tuple[str, bool]:
     return ",".join(rest), leave
 
 
+def _for_discipline(discipline: str | None, who: str, action: str, load):
+    """``load()``, for what needs the discipline's shipped model: AgentSpecError when no discipline
+    is given (``who`` needs it), or with the loader's reason when it refuses (``action`` failed)."""
+    if discipline is None:
+        raise AgentSpecError(f"{who} needs the discipline it plays (make_agent(..., discipline=...))")
+    try:
+        return load()
+    except ValueError as e:
+        raise AgentSpecError(f"cannot {action}: {e}") from None
+
+
 def load_leave(discipline: str | None, noise: float = 0.0):
     """``agents.leave.LeaveValue`` of the discipline for the noise nearest ``noise``;
     AgentSpecError naming the disciplines that have one when this one has none."""
     from agents.leave import LeaveValue
 
-    if discipline is None:
-        raise AgentSpecError("leave=value needs the discipline played (make_agent(..., discipline=...))")
-    try:
-        return LeaveValue.for_discipline(discipline, noise)
-    except ValueError as e:
-        raise AgentSpecError(f"cannot load the leave value: {e}") from None
+    return _for_discipline(discipline, "leave=value", "load the leave value",
+                           lambda: LeaveValue.for_discipline(discipline, noise))
 
 
 def _search_fields() -> dict:
@@ -292,12 +299,8 @@ def load_policy(discipline: str | None, noise: float = 0.0):
     this one has none."""
     from agents.policy import PolicyAgent
 
-    if discipline is None:
-        raise AgentSpecError("the policy agent needs the discipline it plays (make_agent(..., discipline=...))")
-    try:
-        return PolicyAgent.for_discipline(discipline, noise)
-    except ValueError as e:
-        raise AgentSpecError(f"cannot load the policy: {e}") from None
+    return _for_discipline(discipline, "the policy agent", "load the policy",
+                           lambda: PolicyAgent.for_discipline(discipline, noise))
 
 
 def load_guided(discipline: str | None, noise: float = 0.0, options: str = ""):
@@ -308,13 +311,9 @@ def load_guided(discipline: str | None, noise: float = 0.0, options: str = ""):
 
     options, leave = split_leave(options)
     changes = _guided_options(options)
-    if discipline is None:
-        raise AgentSpecError("the guided agent needs the discipline it plays (make_agent(..., discipline=...))")
     value = load_leave(discipline, noise) if leave else None
-    try:
-        return GuidedAgent.for_discipline(discipline, noise, leave=value, **changes)
-    except ValueError as e:
-        raise AgentSpecError(f"cannot make the guided agent: {e}") from None
+    return _for_discipline(discipline, "the guided agent", "make the guided agent",
+                           lambda: GuidedAgent.for_discipline(discipline, noise, leave=value, **changes))
 
 
 def load_learned(path: str):
