@@ -31,7 +31,8 @@ import jax.numpy as jnp
 
 from physics.params import Params
 from agents.learned import read_sidecar
-from agents.policy import MODELS_DIR
+from agents.policy import MODELS_DIR, noise_variants
+from agents.policy import model_paths as policy_paths
 from agents.success import frame, layout_features, mlp_apply, read_layers, save_layers
 from rules import GameState, Rules
 
@@ -92,27 +93,21 @@ class LeaveValue:
         return f"LeaveValue({self.discipline!r}, plays_for={self.meta.get('plays_for')})"
 
 
+SUFFIX = "_leave"  # a leave value's files: the policy's naming (``agents.policy.model_paths``) for "<discipline>_leave"
+
+
 def model_paths(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0) -> tuple[str, str]:
     """(the layers' .npz, the .json sidecar): ``<discipline>_leave`` for exact play,
     ``<discipline>_leave_noise<scale>`` under execution noise."""
-    name = f"{discipline}_leave" if noise == 0 else f"{discipline}_leave_noise{noise:g}"
-    return os.path.join(folder, f"{name}.npz"), os.path.join(folder, f"{name}.json")
+    return policy_paths(discipline + SUFFIX, folder, noise)
 
 
 def shipped(folder: str = MODELS_DIR) -> dict[str, tuple[float, ...]]:
     """{discipline: the noise scales it has a leave value for}, both files present."""
-    found: dict[str, list[float]] = {}
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
-        if not name.endswith(".json") or "_leave" not in name:
-            continue
-        discipline, _, rest = name[:-5].partition("_leave")
-        try:
-            scale = float(rest[len("_noise"):]) if rest.startswith("_noise") else 0.0 if not rest else None
-        except ValueError:
-            scale = None
-        if scale is not None and all(os.path.isfile(p) for p in model_paths(discipline, folder, scale)):
-            found.setdefault(discipline, []).append(scale)
-    return {d: tuple(sorted(s)) for d, s in found.items()}
+    names = os.listdir(folder) if os.path.isdir(folder) else ()
+    disciplines = sorted({f.partition(SUFFIX)[0] for f in names if SUFFIX in f and f.endswith(".json")})
+    found = {d: noise_variants(d + SUFFIX, folder) for d in disciplines}
+    return {d: scales for d, scales in found.items() if scales}
 
 
 def save_value(net, discipline: str, folder: str, noise: float = 0.0, **meta) -> tuple[str, str]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 
-
 import rules
 from agents.learned import read_sidecar
 from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_target, read_layers, save_layers
@@ -70,8 +69,8 @@ def shipped_disciplines(folder: str = MODELS_DIR) -> tuple[str, ...]:
     """The disciplines with a model for exact play (both files) in ``folder``, sorted."""
     if not os.path.isdir(folder):
         return ()
-    names = (f[:-5] for f in os.listdir(folder) if f.endswith(".json") and "_noise" not in f)
-    return tuple(sorted(n for n in names if _exists(model_paths(n, folder))))
+    names = (f[:-5] for f in os.listdir(folder) if f.endswith(".json"))  # other models share the folder
+    return tuple(sorted(n for n in names if n in rules.disciplines.TABLE and _exists(model_paths(n, folder))))
 
 
 def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ...]:
