@@ -15,6 +15,7 @@ from agents.layouts import state_from_layout
 from agents.leave import (
     FEATURES, FEATURES_VERSION, LeaveValue, load_value, model_paths, save_value, shipped, state_features,
 )
+from agents.policy import shipped_disciplines
 from agents.search import play_candidates
 from experiments.common import AgentSpecError, make_agent, parse_agent_spec
 from experiments.leave_value import _targets
@@ -70,6 +71,7 @@ def test_a_saved_value_loads_for_the_nearest_noise_and_other_inputs_are_refused(
     with pytest.raises(ValueError, match="'three_cushion' has no shipped leave value; disciplines with one: "
                                          "balkline_47_2"):
         load_value("three_cushion", str(tmp_path))
+    assert shipped_disciplines(str(tmp_path)) == ()  # leave values are not policies
     _, sidecar = model_paths("balkline_47_2", str(tmp_path), 1.0)
     meta["features"] = FEATURES_VERSION + 1
     with open(sidecar, "w", encoding="utf-8") as f:
