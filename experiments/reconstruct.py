@@ -373,6 +373,8 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--polish", type=int, default=POLISH, help="last rounds searching around the best strike")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--chunk", type=int, default=CHUNK, help="shots simulated per call")
+    parser.add_argument("--calibration", default=None, choices=sorted(physics.CALIBRATIONS),
+                        help="the physics' parameter set (default: the match table's own)")
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -384,7 +386,7 @@ def main(argv=None) -> list[dict]:
     if unknown:
         parser.error(f"--shot: no shot with id {', '.join(map(str, unknown))} in {args.data}")
     chosen = [shots[i] for i in args.shot] if args.shot else list(shots.values())
-    params = physics.default_params()
+    params = physics.default_params(calibration=args.calibration)
     os.makedirs(args.out, exist_ok=True)
     rows = []
     for shot in chosen:

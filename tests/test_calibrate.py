@@ -14,7 +14,7 @@ from experiments import calibrate, rebounds, tracking
 
 def test_params_with_sets_the_fitted_values():
     p = calibrate.params_with({"e_c": 0.91, "f_c": 0.29, "height": 0.040, "throw_scale": 2.0})
-    base = physics.default_params()
+    base = physics.default_params(calibration=calibrate.START)  # a calibration starts from the reference values
     assert float(p.cushion.e_c) == 0.91 and float(p.cushion.f_c) == 0.29 and float(p.cushion.height) == 0.040
     assert float(p.ball.throw_a) == pytest.approx(2 * float(base.ball.throw_a))
     assert float(p.ball.throw_b) == pytest.approx(2 * float(base.ball.throw_b))
@@ -92,11 +92,31 @@ def test_parse_values_checks_names_and_box():
         calibrate.parse_values("e_b=high")
 
 
-def test_fitted_set_is_valid_and_apart_from_the_defaults():
+def test_fitted_set_is_valid_and_built_on_the_reference_values():
     p = calibrate.fitted_params()
     assert float(p.cushion.f_c) == 0.283 and float(p.ball.u_r) == 0.00516
     assert p.cushion_model == "graded" and float(p.cushion.f_c_slope) == -0.135
-    assert float(physics.default_params().cushion.f_c) == 0.15  # the physics defaults stay as they are
+    reference = physics.default_params(calibration="reference")
+    assert float(reference.cushion.f_c) == 0.15 and float(p.ball.e_table) == float(reference.ball.e_table)
     for name, value in calibrate.FITTED.items():
         low, high = calibrate.SPACE[name]
         assert low <= value <= high, name
+
+
+def test_the_match_tables_default_is_the_fitted_set_without_the_slopes():
+    """The "tracked" calibration (the match table's default) is ``FITTED`` on the han2005 cushion:
+    the same values, the throw fit scaled, the graded slopes dropped; the Hungarian table keeps the
+    reference values."""
+    fitted, default = calibrate.fitted_params(), physics.default_params()
+    assert default.cushion_model == "han2005"
+    for name in ("e_c", "f_c", "height"):
+        assert float(getattr(default.cushion, name)) == float(getattr(fitted.cushion, name)), name
+    for name in ("u_s", "u_r", "u_sp_proportionality", "e_b"):
+        assert float(getattr(default.ball, name)) == float(getattr(fitted.ball, name)), name
+    for name in ("throw_a", "throw_b"):
+        assert float(getattr(default.ball, name)) == pytest.approx(float(getattr(fitted.ball, name)), rel=1e-3), name
+    hungarian, reference = physics.default_params("hungarian"), physics.default_params(calibration="reference")
+    assert float(hungarian.cushion.e_c) == float(reference.cushion.e_c) == 0.85
+    assert float(physics.default_params(calibration="reference", e_c=0.8).cushion.e_c) == 0.8  # overrides on top
+    with pytest.raises(ValueError, match="unknown calibration 'lab'; valid: reference, tracked"):
+        physics.default_params(calibration="lab")

@@ -27,17 +27,20 @@ from tests.test_cushion_mathavan2010 import BATCH, R, energy, frame, mirror, ran
 CUSHION = sorted(CUSHION_MODELS)
 BALL_BALL = sorted(BALL_BALL_MODELS)
 # Known deviation: with a dead cushion (e_c = 0) Han's tilted impulse stops the contact point, but
-# the bed takes the downward part of it, so the centre keeps up to 7.1 % of its normal speed into
-# the cushion (measured over 2000 random impacts); the simulator resolves the contact again.
-INTO_A_DEAD_CUSHION = {"han2005": 0.072, "graded": 0.072}
+# the bed takes the downward part of it, so the centre keeps some of its speed into the cushion;
+# the simulator resolves the contact again. The share grows with the nose's height: at most 7.1 %
+# of the speed with the reference values (37 mm), 18.0 % with the tracked ones (40.3 mm), measured
+# over 40,960 random impacts with spin.
+INTO_A_DEAD_CUSHION = {"reference": {"han2005": 0.072, "graded": 0.072},
+                       "tracked": {"han2005": 0.185, "graded": 0.185}}
 # Leaves a model reads beyond the defaults', set so that the checks exercise them: the graded
 # cushion's slopes (0 by default, which makes it han2005) at about their fitted size and beyond.
 MODEL_PARAMS = {"graded": dict(e_c_slope=0.1, f_c_slope=0.4)}
 
 
 @functools.cache
-def cushion_params(name):
-    return physics.default_params(cushion=name, **MODEL_PARAMS.get(name, {}))
+def cushion_params(name, calibration=None):
+    return physics.default_params(calibration=calibration, cushion=name, **MODEL_PARAMS.get(name, {}))
 
 
 @functools.cache
@@ -61,6 +64,7 @@ def cushion_run(name, v, w, n, params=None):
 
 # -- ball-cushion -------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("calibration", sorted(physics.CALIBRATIONS))
 @pytest.mark.parametrize("name", CUSHION)
 @settings(max_examples=25, deadline=None)
 @given(
@@ -70,8 +74,9 @@ def cushion_run(name, v, w, n, params=None):
     normal_angle=hnp.arrays(np.float64, BATCH, elements=st.floats(0.0, 2 * np.pi)),
     e_c=st.sampled_from([0.85, 0.98, 1.0, 0.0]),
 )
-def test_cushion_kinetic_energy_never_increases_and_the_ball_leaves(name, speed, incidence, spin, normal_angle, e_c):
-    params = with_cushion(cushion_params(name), e_c=e_c)
+def test_cushion_kinetic_energy_never_increases_and_the_ball_leaves(calibration, name, speed, incidence, spin,
+                                                                   normal_angle, e_c):
+    params = with_cushion(cushion_params(name, calibration), e_c=e_c)
     v, w, n = shots(speed, incidence, spin, normal_angle)
     v1, w1 = cushion_run(name, v, w, n, params)
     before, after = energy(v, w, params), energy(v1, w1, params)
@@ -79,7 +84,7 @@ def test_cushion_kinetic_energy_never_increases_and_the_ball_leaves(name, speed,
     assert np.all(after <= before * (1 + 1e-12)), np.max(after / before)
     # the ball leaves the cushion (or, with e_c = 0, stops against it)
     vn = np.sum(np.asarray(v1) * n, -1)
-    allowed = INTO_A_DEAD_CUSHION.get(name, 0.0) if e_c == 0.0 else 0.0
+    allowed = INTO_A_DEAD_CUSHION[calibration].get(name, 0.0) if e_c == 0.0 else 0.0
     assert np.all(vn <= (allowed + 1e-12) * speed), np.max(vn / speed)
 
 

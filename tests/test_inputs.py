@@ -97,7 +97,7 @@ def test_under_jit_and_vmap_only_the_bad_lanes_are_flagged(params):
     V0 = np.linspace(1.0, 4.0, B)
     V0[2] = np.nan
     phi = np.linspace(0.0, 300.0, B)
-    u_sp = np.full(B, 0.444)
+    u_sp = np.full(B, float(params.ball.u_sp_proportionality))  # the fixture's own value, but lane 5
     u_sp[5] = 0.0
 
     def one(v, p, u):

@@ -29,6 +29,12 @@ PUSHED_TOGETHER = (
 )
 
 
+@pytest.fixture(scope="module")
+def params():
+    """The reference values (physics.CALIBRATIONS): the soak found the layouts and strikes below on them."""
+    return physics.default_params(calibration="reference")
+
+
 def _inside(result, params):
     reach, tol = float(params.cushion_reach), layout_tolerance(params.dtype)
     p = np.asarray(result.final_positions)
@@ -207,7 +213,7 @@ def test_a_cue_ball_rattling_in_a_corner_keeps_its_first_cushions_and_the_shot_c
     rows = np.arange(64) % len(CORNER_RATTLES)
     pos = np.asarray([layout for layout, _ in CORNER_RATTLES])[rows]
     shot = Shot(*(np.asarray([s[f] for _, s in CORNER_RATTLES])[rows] for f in ("V0", "phi", "theta", "a", "b")))
-    big = physics.default_params(capacity=512)
+    big = physics.default_params(calibration="reference", capacity=512)
     small, full = (physics.simulate_batch(pos, shot, 0, p) for p in (params, big))
     assert np.all(np.asarray(small.status) == Status.OK) and np.all(np.asarray(full.dropped) == 0)
     assert np.all(np.asarray(small.dropped) > 0)

@@ -18,7 +18,7 @@ STRIKE = np.array([3.0, 32.0, 0.25, 0.2])  # V0 (m/s), phi (deg), a, b
 
 @pytest.fixture(scope="module")
 def made():
-    params = physics.default_params()
+    params = physics.default_params(calibration="reference")  # the layout and strike were chosen on these values
     return params, rc.sampled(START, STRIKE, params, shot_id=7, chunk=CHUNK)
 
 
