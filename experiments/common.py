@@ -389,11 +389,12 @@ def noise_arg(text: str) -> float:
 NOISE_HELP = f"execution-noise scale (0: exact, 1: the standard noise) or a player profile: {', '.join(NOISE_PROFILES)}"
 
 
-def setup(discipline: str, **rule_options):
+def setup(discipline: str, calibration: str | None = None, **rule_options):
     """(rules, physics params) of a discipline, on the table its row of the discipline table names:
-    the Hungarian game on its 1:2 table, the others on the match table (O-2)."""
+    the Hungarian game on its 1:2 table, the others on the match table (O-2); ``calibration``: the
+    physics' named parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
     game = rules.make_rules(discipline, **rule_options)
-    return game, physics.default_params(rules.disciplines.get(discipline).table)
+    return game, physics.default_params(rules.disciplines.get(discipline).table, calibration=calibration)
 
 
 def ball_names(game) -> tuple:

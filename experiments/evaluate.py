@@ -66,6 +66,7 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
+import physics
 import rules as rules_lib
 from agents import ExecutionNoise, GeometricAgent, SearchAgent
 from agents.base import index_tree, shot_array, shot_from_array
@@ -613,18 +614,21 @@ def build_parser():
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option (rules.make_rules), repeatable, e.g. --rule scoring_mode=2")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
+    parser.add_argument("--calibration", default=None, choices=sorted(physics.CALIBRATIONS),
+                        help="the physics' parameter set (default: the table's own; docs/physics.md section 6)")
     add_run_arguments(parser, "results/evaluate")
     return parser
 
 
 def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, games=0, opponent=None,
              distance=None, max_game_shots=2000, rule_options=None, noise=DEFAULT_NOISE, batch=BATCH,
-             search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None):
+             search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None, calibration=None):
     """Run the evaluation; returns a dict of row lists (``summary``, ``innings``, ``shots``,
     ``games``, ``games_summary``) and the settings. ``players`` may pass ready ``Player``s (by
-    label) to reuse their compiled functions and timing."""
+    label) to reuse their compiled functions and timing. ``calibration``: the physics' named
+    parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
     options = dict(rule_options or {})
-    game, params = setup(discipline, **options)  # innings: the game's own distance
+    game, params = setup(discipline, calibration, **options)  # innings: the game's own distance
     if distance is not None:  # games only: a reduced distance
         options["distance"] = distance
     games_rules, _ = setup(discipline, **options)
@@ -667,7 +671,7 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
                            opponent=rival.label if rival else None, rule_options=options,
                            distance=int(games_rules.distance), noise=noise, innings=innings, start=start,
                            max_shots=max_shots, games=games, max_game_shots=max_game_shots, batch=batch,
-                           search_shots=search_shots, seed=seed,
+                           search_shots=search_shots, seed=seed, calibration=calibration,
                            search_configs={p.label: dataclasses.asdict(p.agent.config) for p in evaluated
                                            if isinstance(p.agent, SearchAgent)})
     return out
@@ -718,7 +722,7 @@ def main(argv=None):
                           max_shots=args.max_shots, games=args.games, opponent=args.opponent,
                           distance=args.distance, max_game_shots=args.max_game_shots, rule_options=options,
                           noise=args.noise, batch=args.batch, search_shots=args.search_shots, seed=args.seed,
-                          progress=not args.no_progress)
+                          progress=not args.no_progress, calibration=args.calibration)
     except AgentSpecError as e:
         parser.error(str(e))
     seconds = time.perf_counter() - t0

@@ -4,6 +4,8 @@ setting. Data: erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -120,3 +122,20 @@ def test_the_match_tables_default_is_the_fitted_set_without_the_slopes():
     assert float(physics.default_params(calibration="reference", e_c=0.8).cushion.e_c) == 0.8  # overrides on top
     with pytest.raises(ValueError, match="unknown calibration 'lab'; valid: reference, tracked"):
         physics.default_params(calibration="lab")
+
+
+def test_the_documented_calibrations_are_the_code_s():
+    """docs/physics.md section 6's table of the two sets lists what ``physics.CALIBRATIONS`` gives."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "physics.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^  \| `(\w+)`(?:, `(\w+)`)? \| ([\d.e, -]+) \| ([\d.e, -]+?)(?: \(.*\))? \|$", text, re.M)
+    sets = {name: physics.default_params(calibration=name) for name in ("reference", "tracked")}
+    seen = set()
+    for first, second, reference, tracked in rows:
+        for k, name in enumerate(filter(None, (first, second))):
+            for calibration, cell in (("reference", reference), ("tracked", tracked)):
+                p = sets[calibration]
+                value = getattr(p.ball, name, None)
+                value = getattr(p.cushion, name) if value is None else value
+                assert float(cell.split(",")[k]) == pytest.approx(float(value), rel=1e-3), (name, calibration)
+            seen.add(name)
+    assert seen == set(physics.CALIBRATIONS["tracked"])

@@ -18,7 +18,7 @@ import pytest
 from agents import GeometricAgent, RandomAgent, SearchAgent
 from experiments import evaluate, gallery, rule_variants
 from experiments.common import (
-    AgentSpecError, bounded_mean_ci, make_agent, mean_ci, parse_agent_spec, parse_config, ratio_ci, wilson,
+    AgentSpecError, bounded_mean_ci, make_agent, mean_ci, parse_agent_spec, parse_config, ratio_ci, setup, wilson,
 )
 
 BATCH = 8
@@ -175,6 +175,20 @@ def test_commands_refuse_bad_specs_with_the_list(capsys):
     with pytest.raises(SystemExit):
         evaluate.main(["--rule", "scoring_mode=2", "--out", "unused"])  # not a three-cushion option
     assert "scoring_mode" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate.main(["--calibration", "lab", "--out", "unused"])
+    err = capsys.readouterr().err
+    assert "'lab'" in err and "reference" in err and "tracked" in err
+
+
+def test_the_evaluation_plays_on_the_calibration_asked_for():
+    """setup gives the match table's own set by default and the named one when asked (the
+    evaluation's --calibration)."""
+    _, default = setup("three_cushion")
+    _, reference = setup("three_cushion", "reference")
+    _, hungarian = setup("hungarian_1000")
+    assert float(default.cushion.e_c) == 0.91 and float(reference.cushion.e_c) == 0.85
+    assert float(hungarian.cushion.e_c) == 0.85 and hungarian.table.kind == "hungarian"
 
 
 # --- the commands ------------------------------------------------------------------------------
