@@ -75,10 +75,15 @@ def test_the_shipped_models_load_and_their_sidecars_match(discipline, target, la
         assert out.shape == (2, 1) and np.all(np.isfinite(out))
 
 
-def test_a_sidecar_without_a_target_is_read_as_a_success_model():
-    with open(model_paths("three_cushion")[1], encoding="utf-8") as f:
-        assert "target" not in json.load(f)  # written before the Hungarian model
-    assert load_model("three_cushion")[1]["target"] == "score"
+def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
+    folder = _copy_model(tmp_path)
+    sidecar = model_paths("three_cushion", folder)[1]
+    with open(sidecar, encoding="utf-8") as f:
+        meta = json.load(f)
+    del meta["target"]  # as sidecars were written before the Hungarian model
+    with open(sidecar, "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    assert load_model("three_cushion", folder)[1]["target"] == "score"
     assert (target_for("three_cushion"), target_for("straight_rail"), target_for("hungarian_1000")) == (
         "score", "score", "net_points")
 
