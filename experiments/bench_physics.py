@@ -155,6 +155,8 @@ def main(argv=None):
                     help="dtype of the throughput figures (accelerators run float32 many times faster)")
     ap.add_argument("--profile", type=int, default=0, metavar="BATCH",
                     help="also time each stage of one event on BATCH random shots (physics.profile)")
+    ap.add_argument("--calibration", choices=sorted(physics.CALIBRATIONS), default=None,
+                    help="the physics' parameter set of the timed shots (default: the match table's own)")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
     if args.device is not None:
@@ -162,7 +164,7 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"jax {jax.__version__} on {jax.default_backend()} ({jax.devices()[0].device_kind}), {args.dtype}")
-    params = physics.default_params(dtype=args.dtype)
+    params = physics.default_params(calibration=args.calibration, dtype=args.dtype)
     rows = []
     for b in args.sizes:
         row = time_batch(params, b, args.repeats)
