@@ -21,13 +21,16 @@ pair collides at t = 0 only if it approaches faster than the speed tolerance or 
 together (``roots.start_contact``), so frozen balls at rest do not hang the loop, and balls that
 spin or friction drives into a cushion or a ball they touch do not pass into it.
 
-Ball-pin quartics are solved only for the balls that may reach the pin in their search window
-(``may_reach_pin``): a closed-form test that never rules out a contact the quartic search would
-find, and on random Hungarian shots keeps about one moving ball in twenty, nearly only those that
-do touch the pin. A single shot solves every quartic and masks the pin ones the test ruled out; a
-batch of shots (``candidate_times_batch``) packs only the pin quartics that are needed into a
-short buffer next to the ball-ball ones, so the pin adds little root-finding work. Both give the
-same times: each quartic that is solved gets the same coefficients and the same arithmetic.
+A quartic is solved only where ``may_meet`` allows a contact in its search window: a
+closed-form test that never rules out a contact the quartic search would find. The window of a
+ball pair is short (it ends at the earliest cushion contact or change of motion of any ball), so
+on random three-cushion shots it keeps about one pair quartic in forty, and of the ball-pin ones
+about one moving ball in twenty, nearly only those that do touch. A single shot solves its
+quartics only when one is needed and masks those the test ruled out; a batch of shots
+(``candidate_times_batch``) packs the quartics that are needed into a short buffer, so the root
+search, the costliest part of an event, runs on a few slots instead of every pair of every lane.
+Both give the same times: each quartic that is solved gets the same coefficients and the same
+arithmetic (compiled for another buffer size, a root may differ in its last bit).
 """
 from __future__ import annotations
 
@@ -119,18 +122,20 @@ def _min_quadratic(c2, c1, c0, hi):
     return jnp.where(inside, jnp.minimum(at_ends, c0 + 0.5 * c1 * vertex), at_ends)
 
 
-def may_reach_pin(q0, v, a, hi, reach):
-    """(..., ) bool: False only where a ball provably stays farther than ``reach`` from the pin.
+def may_meet(q0, v, a, hi, reach):
+    """(..., ) bool: False only where two bodies provably stay farther apart than ``reach``.
 
-    q0: (..., 2) the ball's centre relative to the pin's axis; v, a: (..., 2) its velocity and
-    acceleration, so that it is at q0 + v t + a t^2 / 2; hi: (...) the end of the window [0, hi].
+    q0: (..., 2) the position of one relative to the other (a ball's centre relative to the pin's
+    axis, or to another ball's centre, across the table: the distance across the table is never
+    more than the distance in space); v, a: (..., 2) the relative velocity and acceleration, so that
+    q(t) = q0 + v t + a t^2 / 2; hi: (...) the end of the window [0, hi].
 
     For any unit vector n, the distance |q(t)| is at least n . q(t), a quadratic in t; if that
-    stays above ``reach`` on [0, hi] so does the distance, and the ball cannot touch the pin. Two
-    directions are tried: towards the ball from the pin (tight for a ball heading at the pin or
-    away from it) and across the ball's path (the miss distance of a straight path, tight for a
-    ball that passes by). A margin of many rounding units of the path's scale keeps every contact,
-    grazing or tangential, that the quartic search could report.
+    stays above ``reach`` on [0, hi] so does the distance, and the bodies cannot touch. Two
+    directions are tried: along q0 (tight for bodies heading at each other or apart) and across
+    the relative path (the miss distance of a straight path, tight for bodies that pass by). A
+    margin of many rounding units of the path's scale keeps every contact, grazing or tangential,
+    that the quartic search could report.
     """
     dot = lambda p, q: jnp.sum(p * q, axis=-1)  # noqa: E731
     norm = lambda p: jnp.sqrt(dot(p, p))  # noqa: E731
@@ -158,7 +163,7 @@ class _Parts(NamedTuple):
     t_cushion: jnp.ndarray  # (n, 4)
     hz: jnp.ndarray  # (n,)
     falling: Optional[jnp.ndarray]  # () bool: the pin is falling; None without a pin
-    pair: tuple  # (coeffs (P, 5), hi (P,), tol (P,), live (P,))
+    pair: tuple  # (coeffs (P, 5), hi (P,), tol (P,), need (P,))
     pin: Optional[tuple]  # (coeffs (n, 5), hi (n,), tol (n,), need (n,)), or None without a pin
 
 
@@ -190,7 +195,8 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     hi_pair = jnp.where(live, jnp.minimum(jnp.minimum(hz[i], hz[j]), t_cap), 0.0)
     coeffs = _distance_quartic(r3[j] - r3[i], v3[j] - v3[i], a3[j] - a3[i], 2.0 * R)
     coeffs = coeffs.at[:, 4].set(touching(coeffs[:, 4], 4.0 * R * slack))  # |d|^2 - (2R)^2 ~ -4R overlap
-    pair = (coeffs, hi_pair, jnp.full(hi_pair.shape, 4.0 * R * tol), live)
+    need = live & may_meet(b.r[j] - b.r[i], b.v[j] - b.v[i], a[j] - a[i], hi_pair, 2.0 * R)
+    pair = (coeffs, hi_pair, jnp.full(hi_pair.shape, 4.0 * R * tol), need)
     if pin is None:
         return _Parts(t_cushion, hz, None, pair, None)
 
@@ -200,7 +206,7 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     pin_live = moving & (state == PIN_STANDING)
     hi_pin = jnp.where(pin_live, jnp.minimum(hz, t_cap), 0.0)
     q0 = b.r - position
-    need = pin_live & may_reach_pin(q0, b.v, a, hi_pin, reach_pin)
+    need = pin_live & may_meet(q0, b.v, a, hi_pin, reach_pin)
     coeffs_pin = _distance_quartic(q0, b.v, a, reach_pin)
     coeffs_pin = coeffs_pin.at[:, 4].set(touching(coeffs_pin[:, 4], 2.0 * reach_pin * slack))
     pin_quartic = (coeffs_pin, hi_pin, jnp.full(hi_pin.shape, 2.0 * reach_pin * tol), need)
@@ -224,85 +230,76 @@ def candidate_times(b: Balls, params, layout: Layout, pin=None):
     pin: None, or (position (2,), state) of the pin.
     """
     parts = _parts(b, params, layout, pin)
-    coeffs, hi, tols, live = parts.pair
+    # Ball-pin quartics join the ball-ball ones in a single root search (one loop, not two), run
+    # only when ``may_meet`` keeps one of them (most events need none).
+    coeffs, hi, tols, need = _quartics(parts)
+    t = lax.cond(jnp.any(need), lambda: roots.first_descending_root(coeffs, hi, tols),
+                 lambda: jnp.full(hi.shape, jnp.inf, hi.dtype))
+    t = jnp.where(need, t, jnp.inf)
     P = layout.pairs
-    if parts.pin is not None:
-        # Ball-pin quartics join the ball-ball ones in a single root search (one loop, not two).
-        coeffs, hi, tols, live = (jnp.concatenate([x, y]) for x, y in zip(parts.pair, parts.pin))
-    t = jnp.where(live, roots.first_descending_root(coeffs, hi, tols), jnp.inf)
     return _assemble(parts, t[:P], None if parts.pin is None else t[P:])
 
 
-def pin_buffer_size(lanes: int) -> int:
-    """Default number of ball-pin quartics solved per step of ``candidate_times_batch``."""
-    return max(4, lanes // 8)
+def _quartics(parts: _Parts):
+    """The quartics of one shot, ball-ball then ball-pin: (coeffs (Q, 5), hi, tol, need)."""
+    if parts.pin is None:
+        return parts.pair
+    return tuple(jnp.concatenate([x, y]) for x, y in zip(parts.pair, parts.pin))
+
+
+def buffer_size(lanes: int) -> int:
+    """Default number of quartics solved per round of ``candidate_times_batch``."""
+    return max(8, lanes // 4)
 
 
 def candidate_times_batch(b: Balls, params, layout: Layout, pin=None, buffer: int | None = None):
-    """``candidate_times`` for a batch of shots (leading axis on b and pin), equal to a ``vmap``.
+    """``candidate_times`` for a batch of shots (leading axis on b and pin): a ``vmap`` of it (to
+    the last bit of a root).
 
-    With a pin, the ball-pin quartics that ``may_reach_pin`` keeps are packed into a buffer of
-    ``buffer`` slots after the ball-ball quartics, and all are solved in one root search. Should
-    more be needed, further rounds solve the rest (each round as many quartics as the first), so
-    no contact is ever left out; the buffer size only trades work against rounds.
+    The quartics that ``may_meet`` keeps, of every shot, are packed into a buffer of ``buffer``
+    slots and solved in one root search. Should more be needed, further rounds solve the rest,
+    so no contact is ever left out; the buffer size only trades work against rounds.
     """
-    if pin is None:
-        return jax.vmap(lambda b: candidate_times(b, params, layout))(b)
-    position, state = pin
-    parts = jax.vmap(lambda b, p, s: _parts(b, params, layout, (p, s)))(b, position, state)
     lanes = b.r.shape[0]
-    buffer = pin_buffer_size(lanes) if buffer is None else max(1, int(buffer))
-    flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
-    pair = tuple(flat(x) for x in parts.pair)
-    assert parts.pin is not None  # _parts with a pin always fills its quartic
-    pin_q = tuple(flat(x) for x in parts.pin)
-    t_pair, t_pin = _solve_packed(pair, pin_q, buffer)
-    t_pair = jnp.where(pair[3], t_pair, jnp.inf).reshape(lanes, layout.pairs)
-    t_pin = jnp.where(pin_q[3], t_pin, jnp.inf).reshape(lanes, layout.n)
-    return jax.vmap(_assemble)(parts, t_pair, t_pin)
+    if pin is None:
+        parts = jax.vmap(lambda b: _parts(b, params, layout))(b)
+    else:
+        parts = jax.vmap(lambda b, p, s: _parts(b, params, layout, (p, s)))(b, *pin)
+    buffer = buffer_size(lanes) if buffer is None else max(1, int(buffer))
+    quartics = jax.vmap(_quartics)(parts)
+    Q = quartics[0].shape[1]
+    t = _solve_packed(tuple(x.reshape((lanes * Q,) + x.shape[2:]) for x in quartics), buffer).reshape(lanes, Q)
+    P = layout.pairs
+    return jax.vmap(_assemble)(parts, t[:, :P], None if pin is None else t[:, P:])
 
 
-def _solve_packed(pair, pin, buffer: int):
-    """Roots of every pair quartic and of the pin quartics marked needed; inf for the others.
+def _solve_packed(quartics, buffer: int):
+    """The first descending root of every quartic marked needed, inf for the others.
 
-    pair: (coeffs (NP, 5), hi, tol, live); pin: (coeffs (N, 5), hi, tol, need). Round 0 solves the
-    pair quartics and the first ``buffer`` needed pin quartics; round k > 0 fills every slot with
-    the next needed pin quartics, until none is left.
+    quartics: (coeffs (N, 5), hi (N,), tol (N,), need (N,)). Round k solves the k-th ``buffer``
+    needed quartics, until none is left (no round where none is needed).
     """
-    coeffs_p, hi_p, tol_p, _ = pair
-    coeffs_q, hi_q, tol_q, need = pin
-    NP, N = coeffs_p.shape[0], coeffs_q.shape[0]
-    S = NP + buffer
-    dtype = coeffs_q.dtype
-    # One dummy row at the end of each: index NP / N (zero interval: no root).
+    coeffs, hi, tol, need = quartics
+    N = coeffs.shape[0]
+    dtype = coeffs.dtype
+    # One dummy row at the end: index N (zero interval: no root; its result is dropped).
     pad = lambda x: jnp.concatenate([x, jnp.zeros((1,) + x.shape[1:], x.dtype)])  # noqa: E731
-    coeffs_p, hi_p, tol_p = pad(coeffs_p), pad(hi_p), pad(tol_p)
-    coeffs_q, hi_q, tol_q = pad(coeffs_q), pad(hi_q), pad(tol_q)
+    coeffs, hi, tol = pad(coeffs), pad(hi), pad(tol)
     rank = jnp.cumsum(need.astype(jnp.int32)) - 1
     count = jnp.sum(need.astype(jnp.int32))
     order = jnp.full((N,), N, jnp.int32).at[jnp.where(need, rank, N)].set(
-        jnp.arange(N, dtype=jnp.int32), mode="drop")  # order[r]: the r-th needed pin quartic
-    slot = jnp.arange(S, dtype=jnp.int32)
+        jnp.arange(N, dtype=jnp.int32), mode="drop")  # order[r]: the r-th needed quartic
+    slot = jnp.arange(buffer, dtype=jnp.int32)
 
     def body(carry):
-        k, t_pair, t_pin = carry
-        first = k == 0
-        r = jnp.where(first, slot - NP, buffer + (k - 1) * S + slot)
-        is_pin = ~first | (slot >= NP)
-        q = jnp.where(is_pin & (r >= 0) & (r < N), order[jnp.clip(r, 0, N - 1)], N)
-        p = jnp.where(is_pin, NP, jnp.minimum(slot, NP))
-        c = jnp.where(is_pin[:, None], coeffs_q[q], coeffs_p[p])
-        hi = jnp.where(is_pin, hi_q[q], hi_p[p])
-        tol = jnp.where(is_pin, tol_q[q], tol_p[p])
-        t = roots.first_descending_root(c, hi, tol)
-        t_pair = jnp.where(first, t[:NP], t_pair)
-        t_pin = t_pin.at[jnp.where(is_pin, q, N)].set(t, mode="drop")
-        return k + 1, t_pair, t_pin
+        k, t_all = carry
+        r = k * buffer + slot
+        q = jnp.where(r < count, order[jnp.clip(r, 0, N - 1)], N)
+        t = roots.first_descending_root(coeffs[q], hi[q], tol[q])
+        return k + 1, t_all.at[q].set(t, mode="drop")
 
     def cond(carry):
-        k = carry[0]
-        return (k == 0) | (buffer + (k - 1) * S < count)
+        return carry[0] * buffer < count
 
-    init = (jnp.zeros((), jnp.int32), jnp.full((NP,), jnp.inf, dtype), jnp.full((N,), jnp.inf, dtype))
-    _, t_pair, t_pin = lax.while_loop(cond, body, init)
-    return t_pair, t_pin
+    init = (jnp.zeros((), jnp.int32), jnp.full((N,), jnp.inf, dtype))
+    return lax.while_loop(cond, body, init)[1]

@@ -4,7 +4,8 @@ The shot pool (``physics.simulate.simulate_batch``) resolves one event per lane 
 
 * ``setup``: the candidates' coefficients: ball-cushion quadratics, motion-change horizons and the
   ball-ball distance quartics (``detect._parts``);
-* ``roots``: the first root of every ball-ball quartic (``roots.first_descending_root``);
+* ``roots``: the first root of the ball-ball quartics that may have one, packed in a short buffer
+  (``detect._solve_packed``);
 * ``evolve``: every ball moved to the earliest candidate (``motion.evolve``);
 * ``resolve``: the event itself: who meets whom, collision or transition (the rest of
   ``simulate._advance``);
@@ -24,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from physics import detect, motion, roots
+from physics import detect, motion
 from physics.events import ShotResult
 from physics.params import Params
 from physics.simulate import DEFAULT_LANES, _advance, simulate_batch
@@ -66,18 +67,18 @@ def stage_times(balls: motion.Balls, params: Params, repeats: int = 20) -> dict:
     n = balls.r.shape[-2]
     layout = detect.Layout(n, False)
     parts = jax.jit(jax.vmap(lambda b: detect._parts(b, params, layout)))
-    coeffs, hi, tol, _ = jax.block_until_ready(parts(balls)).pair
-    solve = jax.jit(roots.first_descending_root)
+    quartics = tuple(x.reshape((-1,) + x.shape[2:]) for x in jax.block_until_ready(parts(balls)).pair)
+    lanes = balls.r.shape[0]
+    solve = jax.jit(lambda q: detect._solve_packed(q, detect.buffer_size(lanes)))
     times = jax.jit(lambda b: detect.candidate_times_batch(b, params, layout))(balls)
     dt = jnp.maximum(jnp.min(times, axis=-1), 0.0)
     move = jax.jit(jax.vmap(lambda b, dt: motion.evolve(b, dt, params)))
     zero = jnp.zeros(dt.shape, dt.dtype)
     advance = jax.jit(jax.vmap(lambda b, t, x: _advance(b, None, t, x, params)))
-    lanes = balls.r.shape[0]
     evolve = _best(move, (balls, dt), repeats)
     seconds = dict(
         setup=_best(parts, (balls,), repeats),
-        roots=_best(solve, (coeffs, hi, tol), repeats),
+        roots=_best(solve, (quartics,), repeats),
         evolve=evolve,
         resolve=max(_best(advance, (balls, zero, times), repeats) - evolve, 0.0),
     )

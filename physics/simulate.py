@@ -492,9 +492,9 @@ def _simulate_pool(positions: jax.Array, shot: Shot, cue_ball: ArrayLike, params
     Shots differ a lot in length (a few events to a hundred), and a plain ``vmap`` of the while
     loop runs every shot for as many iterations as the longest one. Here each lane takes the next
     waiting shot as soon as its own shot ends, so the batch costs about (total events / lanes)
-    iterations. Every shot still goes through exactly the arithmetic of ``_simulate`` (the
-    candidate times of all lanes come from ``detect.candidate_times_batch``, which equals a
-    ``vmap`` of ``detect.candidate_times``), and its log is thinned the same way.
+    iterations. Every shot still goes through the arithmetic of ``_simulate`` (the candidate
+    times of all lanes come from ``detect.candidate_times_batch``, which equals a ``vmap`` of
+    ``detect.candidate_times`` to the last bit of a root), and its log is thinned the same way.
     pin_position: None, or (B, 2).
     """
     B, n = positions.shape[:2]
