@@ -30,8 +30,9 @@ like (t - r)^4, and Newton removes only a quarter of the distance per step there
 is exact for (t - r)^n, converges cubically, and reaches full precision in 4-5 iterations on
 such quartics; DERIV_ITERS and ROOT_ITERS keep a margin for the slowest cases measured.
 
-Everything is branch-free (``jnp.where``) with fixed iteration counts (a rolled ``fori_loop``), so
-it traces once and runs in lock-step over a batch. It handles degenerate inputs: leading
+Everything is branch-free (``jnp.where``) with bounded iteration counts (a rolled ``while_loop``
+that stops once every iterate it needs has stopped moving), so it traces once and runs in
+lock-step over a batch. It handles degenerate inputs: leading
 coefficients that are exactly zero (a quadratic is a quartic with c4 = c3 = 0), double roots and
 tangencies, constant and zero polynomials.
 
@@ -106,7 +107,7 @@ def _derivative_tuples(cs):
     return cs, (4 * c4, 3 * c3, 2 * c2, c1), (12 * c4, 6 * c3, 2 * c2), (24 * c4, 6 * c3)
 
 
-def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg):
+def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg, active=None):
     """Safeguarded Newton-type (Laguerre) iteration for the single root of g in [a, b].
 
     g, g1, g2: coefficient tuples of g, g', g'' (broadcastable against a); deg: the degree bound
@@ -119,15 +120,21 @@ def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg):
     and takes Laguerre's step x - n g / (g' -/+ sqrt((n-1)((n-1) g'^2 - n g g''))) (the sign
     chosen to point into the bracket) when it stays inside the bracket, else bisects. The start is
     the end with the smaller |g|.
+
+    An iteration that leaves x unchanged leaves the whole state (x and the bracket) at a fixed
+    point, so the loop stops early once no element of ``active`` (a boolean mask broadcastable
+    against a; default all) moved: the answer is bit for bit that of all ``iters`` iterations
+    wherever ``active`` holds, and elsewhere the caller discards it.
     """
     x = jnp.where(jnp.abs(ga) <= jnp.abs(gb), a, b)
     sa = jnp.sign(ga)  # g keeps this sign on [a, root) and the other on (root, b]
     n = float(deg)
+    active = jnp.ones(x.shape, bool) if active is None else jnp.broadcast_to(active, x.shape)
 
     # A rolled loop: unrolled, XLA's fusion recomputes earlier iterates inside later ones and the
     # cost grows faster than the iteration count (measured ~3x slower per iteration on CPU).
-    def step(_, carry):
-        x, lo_b, hi_b = carry
+    def step(carry):
+        k, _, x, lo_b, hi_b = carry
         gx = _horner(g, x)
         dgx = _horner(g1, x)
         d2gx = _horner(g2, x)
@@ -140,9 +147,14 @@ def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg):
         ok = den != 0
         cand = x - n * gx / jnp.where(ok, den, 1.0)
         inside = ok & (cand >= lo_b) & (cand <= hi_b)
-        return jnp.where(inside, cand, 0.5 * (lo_b + hi_b)), lo_b, hi_b
+        new = jnp.where(inside, cand, 0.5 * (lo_b + hi_b))
+        return k + 1, jnp.any(active & (new != x)), new, lo_b, hi_b
 
-    x, _, _ = lax.fori_loop(0, iters, step, (x, a, b))
+    def moving(carry):
+        return (carry[0] < iters) & carry[1]
+
+    a, b = jnp.broadcast_to(a, x.shape), jnp.broadcast_to(b, x.shape)
+    _, _, x, _, _ = lax.while_loop(moving, step, (jnp.zeros((), jnp.int32), jnp.ones((), bool), x, a, b))
     return jnp.where(ga == 0, a, jnp.where(gb == 0, b, x))
 
 
@@ -199,7 +211,7 @@ def _segments(coeffs, lo, hi, deriv_iters):
     ga = _horner(f1, a)
     gb = _horner(f1, b)
     has = (a < b) & ((ga * gb < 0) | (gb == 0))
-    r = _bracketed_newton(f1, f2, f3, a, b, ga, gb, deriv_iters, deg=3)
+    r = _bracketed_newton(f1, f2, f3, a, b, ga, gb, deriv_iters, deg=3, active=has)
     r = jnp.where(has, r, b)
     rho_a = r[..., 0:1]
     rho_b = jnp.where(has[..., 1:2], r[..., 1:2], r[..., 2:3])  # f' is monotone on [rs, rb]
@@ -249,7 +261,7 @@ def real_roots_in(coeffs, lo, hi, *, deriv_iters=DERIV_ITERS, root_iters=ROOT_IT
     a, b = p[..., :-1], p[..., 1:]
     fa, fb = fp[..., :-1], fp[..., 1:]
     has = (a < b) & ((fa * fb < 0) | (fb == 0))
-    r = _bracketed_newton(f, f1, f2, a, b, fa, fb, root_iters, 4)
+    r = _bracketed_newton(f, f1, f2, a, b, fa, fb, root_iters, 4, active=has)
     r = jnp.where(has, r, jnp.inf)
     at_lo = jnp.where(fp[..., :1] == 0, p[..., :1], jnp.inf)
     cand = jnp.sort(jnp.concatenate([at_lo, r], axis=-1), axis=-1)[..., :4]
@@ -296,7 +308,8 @@ def first_descending_root(coeffs, hi, approach_tol, *, deriv_iters=DERIV_ITERS,
     k = jnp.argmax(desc, axis=-1)[..., None]
     any_desc = jnp.any(desc, axis=-1)
     take = lambda v: jnp.take_along_axis(v, k, axis=-1)  # noqa: E731
-    r = _bracketed_newton(f, f1, f2, take(a), take(b), take(fa), take(fb), root_iters, 4)
+    used = (valid & ~start & any_desc)[..., None]
+    r = _bracketed_newton(f, f1, f2, take(a), take(b), take(fa), take(fb), root_iters, 4, active=used)
     r = r[..., 0]
     out = jnp.where(start, 0.0, jnp.where(any_desc, r, jnp.inf))
     return jnp.where(valid, out, jnp.inf).astype(dtype)

@@ -259,6 +259,36 @@ def test_may_meet_never_rules_out_a_contact_the_quartic_finds(dtype):
     assert may[n // 2:].mean() < 0.5
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_may_meet_never_rules_out_a_ball_pair_contact_the_quartic_finds(dtype):
+    """Ball pairs: the bound works across the table, the contact quartic in space (a ball in the
+    air passes over one it clears), so the bound on the horizontal paths must keep every contact
+    the three-dimensional quartic finds."""
+    from physics import detect, roots
+
+    rng = np.random.default_rng(5)
+    reach = 2 * 0.03075
+    n = 8000
+    q0, v, a, hi = _pin_path_cases(rng, n, reach)
+    air = rng.uniform(size=n) < 0.3  # one of the two in the air: a relative height and fall
+    z0 = np.where(air, rng.uniform(0, 0.05, n), 0.0)
+    vz = np.where(air, rng.uniform(-1.0, 1.0, n), 0.0)
+    az = np.where(air, -9.81, 0.0)
+    q3, v3, a3 = (np.concatenate([h, zz[:, None]], axis=-1) for h, zz in ((q0, z0), (v, vz), (a, az)))
+    q0, v, a, hi, q3, v3, a3 = (np.asarray(x, dtype) for x in (q0, v, a, hi, q3, v3, a3))
+    tol = 1e-9 if dtype == np.float64 else 1e-5
+
+    @jax.jit
+    def quartic_and_test(q0, v, a, hi, q3, v3, a3):
+        t = roots.first_descending_root(detect._distance_quartic(q3, v3, a3, dtype(reach)), hi, dtype(2 * reach * tol))
+        return t, detect.may_meet(q0, v, a, hi, dtype(reach))
+
+    t, may = (np.asarray(x) for x in quartic_and_test(q0, v, a, hi, q3, v3, a3))
+    assert np.isfinite(t[air]).sum() > 50 and np.isfinite(t[~air]).sum() > n // 8
+    assert np.all(may[np.isfinite(t)])
+    assert may[n // 2:].mean() < 0.5
+
+
 def test_a_ball_passing_by_or_leaving_the_pin_needs_no_quartic():
     import jax.numpy as jnp
 
