@@ -165,6 +165,7 @@ class _Parts(NamedTuple):
     falling: Optional[jnp.ndarray]  # () bool: the pin is falling; None without a pin
     pair: tuple  # (coeffs (P, 5), hi (P,), tol (P,), need (P,))
     pin: Optional[tuple]  # (coeffs (n, 5), hi (n,), tol (n,), need (n,)), or None without a pin
+    paths: tuple  # (dr, dv, da) (P, 3) each: every pair's relative path in space (``_pair_paths``)
 
 
 def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
@@ -190,13 +191,14 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     i, j = layout.pair_i, layout.pair_j
     live = (moving[i] | moving[j]) & in_play[i] & in_play[j]
     hi_pair = jnp.where(live, jnp.minimum(jnp.minimum(hz[i], hz[j]), t_cap), 0.0)
-    dr, dv, da = _pair_paths(b, a, params, layout)
+    paths = _pair_paths(b, a, params, layout)
+    dr, dv, da = paths
     coeffs = _distance_quartic(dr, dv, da, 2.0 * R)
     coeffs = coeffs.at[:, 4].set(touching(coeffs[:, 4], 4.0 * R * slack))  # |d|^2 - (2R)^2 ~ -4R overlap
-    need = live & may_meet(b.r[j] - b.r[i], b.v[j] - b.v[i], a[j] - a[i], hi_pair, 2.0 * R)
+    need = live & may_meet(dr[:, :2], dv[:, :2], da[:, :2], hi_pair, 2.0 * R)  # across the table
     pair = (coeffs, hi_pair, jnp.full(hi_pair.shape, 4.0 * R * tol), need)
     if pin is None:
-        return _Parts(t_cushion, hz, None, pair, None)
+        return _Parts(t_cushion, hz, None, pair, None, paths)
 
     # Ball-pin, across the table (the pin is taller than a ball in the air is high).
     position, state = pin
@@ -208,7 +210,7 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     coeffs_pin = _distance_quartic(q0, b.v, a, reach_pin)
     coeffs_pin = coeffs_pin.at[:, 4].set(touching(coeffs_pin[:, 4], 2.0 * reach_pin * slack))
     pin_quartic = (coeffs_pin, hi_pin, jnp.full(hi_pin.shape, 2.0 * reach_pin * tol), need)
-    return _Parts(t_cushion, hz, state == PIN_FALLING, pair, pin_quartic)
+    return _Parts(t_cushion, hz, state == PIN_FALLING, pair, pin_quartic, paths)
 
 
 def _pair_paths(b: Balls, a, params, layout: Layout):
@@ -221,9 +223,9 @@ def _pair_paths(b: Balls, a, params, layout: Layout):
     return r3[j] - r3[i], v3[j] - v3[i], a3[j] - a3[i]
 
 
-def _polish_pairs(b: Balls, params, layout: Layout, t):
+def _polish_pairs(paths, t, radius):
     """Ball-ball contact times (P,) refined by one Newton step on the distance itself, in float32
-    only (float64 returns t unchanged).
+    only (float64 returns t unchanged). paths: the pairs' relative paths (``_Parts.paths``).
 
     The quartic's coefficients hold terms far larger than its value near the root, and in float32
     its root is only as exact as eps times those terms over the slope: some 1e-5 s, tens of
@@ -232,12 +234,12 @@ def _polish_pairs(b: Balls, params, layout: Layout, t):
     rounding of a position, and one Newton step from the quartic's root brings the time to that.
     A step longer than a millisecond (or than t), or where the pair does not approach, is not taken.
     """
-    if b.r.dtype != jnp.float32:
+    if t.dtype != jnp.float32:
         return t
-    dr, dv, da = _pair_paths(b, acceleration(b, params), params, layout)
+    dr, dv, da = paths
     ts = jnp.where(jnp.isfinite(t), t, 0.0)[:, None]
     p = dr + dv * ts + 0.5 * da * ts * ts
-    g = jnp.sum(p * p, axis=-1) - (2.0 * params.ball.radius) ** 2
+    g = jnp.sum(p * p, axis=-1) - (2.0 * radius) ** 2
     slope = 2.0 * jnp.sum(p * (dv + da * ts), axis=-1)
     step = g / jnp.where(slope < 0, slope, -1.0)
     t1 = t - step
@@ -269,7 +271,7 @@ def candidate_times(b: Balls, params, layout: Layout, pin=None):
                  lambda: jnp.full(hi.shape, jnp.inf, hi.dtype))
     t = jnp.where(need, t, jnp.inf)
     P = layout.pairs
-    return _assemble(parts, _polish_pairs(b, params, layout, t[:P]), None if parts.pin is None else t[P:])
+    return _assemble(parts, _polish_pairs(parts.paths, t[:P], params.ball.radius), None if parts.pin is None else t[P:])
 
 
 def _quartics(parts: _Parts):
@@ -302,7 +304,7 @@ def candidate_times_batch(b: Balls, params, layout: Layout, pin=None, buffer: in
     Q = quartics[0].shape[1]
     t = _solve_packed(tuple(x.reshape((lanes * Q,) + x.shape[2:]) for x in quartics), buffer).reshape(lanes, Q)
     P = layout.pairs
-    t_pair = jax.vmap(lambda b, t: _polish_pairs(b, params, layout, t))(b, t[:, :P])
+    t_pair = jax.vmap(lambda paths, t: _polish_pairs(paths, t, params.ball.radius))(parts.paths, t[:, :P])
     return jax.vmap(_assemble)(parts, t_pair, None if pin is None else t[:, P:])
 
 

@@ -107,7 +107,7 @@ def _derivative_tuples(cs):
     return cs, (4 * c4, 3 * c3, 2 * c2, c1), (12 * c4, 6 * c3, 2 * c2), (24 * c4, 6 * c3)
 
 
-def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg, active=None):
+def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg, active):
     """Safeguarded Newton-type (Laguerre) iteration for the single root of g in [a, b].
 
     g, g1, g2: coefficient tuples of g, g', g'' (broadcastable against a); deg: the degree bound
@@ -123,13 +123,13 @@ def _bracketed_newton(g, g1, g2, a, b, ga, gb, iters, deg, active=None):
 
     An iteration that leaves x unchanged leaves the whole state (x and the bracket) at a fixed
     point, so the loop stops early once no element of ``active`` (a boolean mask broadcastable
-    against a; default all) moved: the answer is bit for bit that of all ``iters`` iterations
-    wherever ``active`` holds, and elsewhere the caller discards it.
+    against a: the elements whose answer the caller uses) moved: there the answer is bit for bit
+    that of all ``iters`` iterations, and elsewhere the caller discards it.
     """
     x = jnp.where(jnp.abs(ga) <= jnp.abs(gb), a, b)
     sa = jnp.sign(ga)  # g keeps this sign on [a, root) and the other on (root, b]
     n = float(deg)
-    active = jnp.ones(x.shape, bool) if active is None else jnp.broadcast_to(active, x.shape)
+    active = jnp.broadcast_to(active, x.shape)
 
     # A rolled loop: unrolled, XLA's fusion recomputes earlier iterates inside later ones and the
     # cost grows faster than the iteration count (measured ~3x slower per iteration on CPU).

@@ -307,7 +307,7 @@ def test_float32_ball_contact_times_are_polished_towards_float64(monkeypatch):
         return np.asarray(jax.jit(jax.vmap(lambda b: detect.candidate_times(b, params, layout)))(balls))[:, :3]
 
     t64, polished = pair_times(p64, b64), pair_times(p32, b32)
-    monkeypatch.setattr(detect, "_polish_pairs", lambda b, params, layout, t: t)
+    monkeypatch.setattr(detect, "_polish_pairs", lambda paths, t, radius: t)
     raw = pair_times(p32, b32)
     found = np.isfinite(t64)
     assert np.array_equal(np.isfinite(polished), found) and np.array_equal(np.isfinite(raw), found)
