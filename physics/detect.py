@@ -51,6 +51,10 @@ from physics.motion import (
 CUSHION_NORMALS = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
 assert [Cushion.BOTTOM, Cushion.TOP, Cushion.RIGHT, Cushion.LEFT] == [0, 1, 2, 3]
 
+# The longest step (s) of the float32 contact-time polish (``_polish_pairs``): a light touch of two
+# slow balls is found up to some 20 ms late by the quartic in float32.
+MAX_POLISH = 0.05
+
 # Pin states between and during shots.
 PIN_STANDING, PIN_FALLING, PIN_DOWN = 1, 2, 3
 
@@ -224,27 +228,44 @@ def _pair_paths(b: Balls, a, params, layout: Layout):
 
 
 def _polish_pairs(paths, t, radius):
-    """Ball-ball contact times (P,) refined by one Newton step on the distance itself, in float32
-    only (float64 returns t unchanged). paths: the pairs' relative paths (``_Parts.paths``).
+    """Ball-ball contact times (P,) refined on the gap itself, in float32 only (float64 returns t
+    unchanged). paths: the pairs' relative paths (``_Parts.paths``).
 
     The quartic's coefficients hold terms far larger than its value near the root, and in float32
-    its root is only as exact as eps times those terms over the slope: some 1e-5 s, tens of
-    micrometres of travel, which every later collision magnifies. The distance evaluated from the
-    relative position at t (a difference of positions first, squared after) is exact to the
-    rounding of a position, and one Newton step from the quartic's root brings the time to that.
-    A step longer than a millisecond (or than t), or where the pair does not approach, is not taken.
+    its root is only as exact as eps times those terms: some 1e-5 s on a clean crossing, and near
+    a tangency (two balls that pass within some 30 micrometres of touching) the search reports a
+    contact at the closest approach whether or not they touch, milliseconds late where they touch
+    lightly (then the balls meet with no approach speed and nothing happens). The gap evaluated
+    from the relative position p at t (a difference of positions first, squared after) is exact
+    to the rounding of a position. Two steps of its local quadratic model, g + s h + c h^2 with
+    g = |p|^2 - (2R)^2, s = g'(t) and c = g''(t) / 2, move the time to the falling root of the
+    model (a Newton step on a clean crossing, the entry on a light touch), and where the model has
+    no root at all the balls pass apart: no contact. A time of 0 (a contact now), a step that
+    would go before now or further than ``MAX_POLISH`` seconds, and a model without a falling
+    root ahead of a minimum (c <= 0 and s >= 0) leave the time as it is.
     """
     if t.dtype != jnp.float32:
         return t
     dr, dv, da = paths
-    ts = jnp.where(jnp.isfinite(t), t, 0.0)[:, None]
-    p = dr + dv * ts + 0.5 * da * ts * ts
-    g = jnp.sum(p * p, axis=-1) - (2.0 * radius) ** 2
-    slope = 2.0 * jnp.sum(p * (dv + da * ts), axis=-1)
-    step = g / jnp.where(slope < 0, slope, -1.0)
-    t1 = t - step
-    ok = jnp.isfinite(t) & (t > 0) & (slope < 0) & (t1 >= 0) & (jnp.abs(step) <= jnp.minimum(t, 1e-3))
-    return jnp.where(ok, t1, t)
+    dot = lambda x, y: jnp.sum(x * y, axis=-1)  # noqa: E731
+    for _ in range(2):
+        live = jnp.isfinite(t) & (t > 0)
+        ts = jnp.where(live, t, 0.0)[:, None]
+        w = dv + da * ts
+        p = dr + (dv + 0.5 * da * ts) * ts
+        g = dot(p, p) - (2.0 * radius) ** 2
+        s = 2.0 * dot(p, w)
+        c = dot(w, w) + dot(p, da)
+        disc = s * s - 4.0 * c * g
+        sq = jnp.sqrt(jnp.maximum(disc, 0.0))
+        # The falling root: 2g / (-s + sq) while approaching (no cancellation; Newton's step as
+        # c -> 0), the smaller root (-s - sq) / 2c at or past the closest approach.
+        h = jnp.where(s < 0, 2.0 * g / jnp.where(s < 0, -s + sq, 1.0),
+                      (-s - sq) / jnp.where(c > 0, 2.0 * c, 1.0))
+        apart = (c > 0) & (disc < 0) & (jnp.abs(s) <= 2.0 * c * MAX_POLISH)
+        step = live & (disc >= 0) & ((s < 0) | (c > 0)) & (t + h >= 0) & (jnp.abs(h) <= MAX_POLISH)
+        t = jnp.where(live & apart, jnp.inf, jnp.where(step, t + h, t))
+    return t
 
 
 def _assemble(parts: _Parts, t_pair, t_pin):
