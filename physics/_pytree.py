@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from typing_extensions import dataclass_transform
 
 T = TypeVar("T")
@@ -36,23 +37,24 @@ def replace(obj, **changes):
     return dataclasses.replace(obj, **changes)
 
 
+def strong_type(x, float_dtype):
+    """``x`` not weakly typed: a Python number becomes a NumPy one of ``float_dtype`` (a float),
+    int32 (an int) or bool, and a weakly typed JAX array takes the same dtypes; anything else is
+    returned as it is. (A NumPy number travels with the rest of a compiled call's arguments.)"""
+    if isinstance(x, bool):
+        return np.asarray(x)
+    if isinstance(x, int):
+        return np.asarray(x, np.int32)
+    if isinstance(x, float):
+        return np.asarray(x, float_dtype)
+    if getattr(x, "weak_type", False):
+        kind = jnp.dtype(x.dtype).kind
+        return jnp.asarray(x, float_dtype if kind == "f" else jnp.int32 if kind in "iu" else x.dtype)
+    return x
+
+
 def strong_types(tree, float_dtype):
-    """``tree`` with no weakly typed number: a Python number, or an array JAX made from one, takes
-    ``float_dtype`` (a float), int32 (an int) or its own dtype (a bool). A compiled function sees a
-    weak type as a type of its own, so a caller who passes ``0.5`` once and an array once would
-    compile it twice; entry points pass their arguments through this first. Other leaves are left
-    as they are."""
-
-    def strong(x):
-        if isinstance(x, bool):
-            return jnp.asarray(x)
-        if isinstance(x, int):
-            return jnp.asarray(x, jnp.int32)
-        if isinstance(x, float):
-            return jnp.asarray(x, float_dtype)
-        if getattr(x, "weak_type", False):
-            kind = jnp.dtype(x.dtype).kind
-            return jnp.asarray(x, float_dtype if kind == "f" else jnp.int32 if kind in "iu" else x.dtype)
-        return x
-
-    return jax.tree_util.tree_map(strong, tree)
+    """``tree`` with no weakly typed number (``strong_type`` on every leaf). A compiled function
+    sees a weak type as a type of its own, so a caller who passes ``0.5`` once and an array once
+    would compile it twice; entry points pass their arguments through this first."""
+    return jax.tree_util.tree_map(lambda x: strong_type(x, float_dtype), tree)

@@ -9,6 +9,7 @@ other at the same time, in the order ``physics.detect`` documents.
 """
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache, partial
 from typing import Optional
 
@@ -19,7 +20,7 @@ from jax.typing import ArrayLike
 
 from physics import collide, devices, thinning
 from physics.collide import rail
-from physics._pytree import pytree_dataclass, strong_types
+from physics._pytree import pytree_dataclass, strong_type
 from physics.detect import (
     CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
 )
@@ -28,8 +29,8 @@ from physics.motion import (
     Balls, acceleration, classify, end_of_state, evolve, hop_speed, layout_tolerance, speed_tolerance,
     vertical_acceleration,
 )
-from physics.params import Params, check_params, default_params, params_are_valid
-from physics.strike import Shot, check_fields, check_limits, launch_speed, shot_is_valid, strike
+from physics.params import Params, cast_params, check_params, default_params, params_are_valid
+from physics.strike import Shot, check_fields, check_limits, launch_speed, map_fields, shot_is_valid, strike
 
 # Safety net: a shot is cut off after this many events (Status.CUT_OFF); random play never
 # comes near it (the longest shots seen resolve a few hundred).
@@ -615,20 +616,49 @@ def _as_shot(shot, params: Params, batch=None) -> Shot:
 
 
 def _as_params(params: Params | None, batch=None) -> Params:
-    """The params (default: ``default_params()``), checked when concrete; with ``batch``, every
-    leaf must have that leading batch axis (``batched_params``)."""
+    """The params (default: ``default_params()``), checked when concrete and cast to their own
+    dtype as the compiled simulation takes them; with ``batch``, every leaf must have that leading
+    batch axis (``batched_params``)."""
     params = default_params() if params is None else params
     if not isinstance(params, Params):
         raise TypeError(f"params must be a physics.Params (physics.default_params()), got {type(params).__name__}")
+    if batch is None:
+        return _checked_cast(params)
     check_params(params)
-    if batch is not None:
-        for path, leaf in jax.tree_util.tree_leaves_with_path(params):
-            if np.shape(leaf)[:1] != (batch,):
-                raise ValueError(
-                    f"with batched_params, params{jax.tree_util.keystr(path)} must have the leading batch axis "
-                    f"of positions ({batch},), got shape {np.shape(leaf)}"
-                )
-    return params
+    for path, leaf in jax.tree_util.tree_leaves_with_path(params):
+        if np.shape(leaf)[:1] != (batch,):
+            raise ValueError(
+                f"with batched_params, params{jax.tree_util.keystr(path)} must have the leading batch axis "
+                f"of positions ({batch},), got shape {np.shape(leaf)}"
+            )
+    return cast_params(params, params.dtype)
+
+
+# Checked and cast parameter sets, by id: (a weak reference to the set, the set cast).
+_CHECKED: dict[int, tuple] = {}
+_CHECKED_SIZE = 32
+
+
+def _checked_cast(params: Params) -> Params:
+    """``check_params`` and the cast to the params' dtype, done once per set of concrete JAX arrays.
+
+    Such a set cannot change (a frozen dataclass of immutable arrays), so its check and cast are
+    remembered while it lives: checking and converting its leaves on every call would cost a
+    single shot about a millisecond, more than simulating it. A set with a NumPy array or a
+    Python number in it (which could be changed in place) is checked on every call.
+    """
+    key = id(params)
+    hit = _CHECKED.get(key)
+    if hit is not None and hit[0]() is params:
+        return hit[1]
+    check_params(params)
+    cast = cast_params(params, params.dtype)
+    leaves = jax.tree_util.tree_leaves(params)
+    if all(isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer) for x in leaves):
+        if len(_CHECKED) >= _CHECKED_SIZE:
+            _CHECKED.pop(next(iter(_CHECKED)))
+        _CHECKED[key] = (weakref.ref(params), cast)
+    return cast
 
 
 def _check_real(name, value):
@@ -678,21 +708,34 @@ def _check_cue_ball(cue_ball, n: int, batch=None):
         raise ValueError(f"cue_ball must be {allowed}, got shape {np.shape(cue_ball)}")
     if not isinstance(cue_ball, jax.core.Tracer):
         values = np.asarray(cue_ball)
-        if np.any(values < 0) or np.any(values >= n):
+        if (values < 0).any() or (values >= n).any():
             raise ValueError(f"cue_ball must be {allowed}, got {values.tolist()}")
 
 
-def _canonical(positions, shot: Shot, cue_ball, params: Params, pin):
-    """The arguments as the compiled simulation takes them: positions, pin and parameters in the
-    params' dtype, the cue ball an int32, and no number weakly typed (a Python number in the shot
-    takes the params' dtype; a shot array keeps its own, whose rounding the limits allow for), so
-    that a Python number and an array of the same value share one compiled program."""
+def _canonical(positions, shot: Shot, cue_ball, params: Params, pin, batch=None):
+    """The arguments as the compiled simulation takes them: positions and pin in the params' dtype
+    (the params are already cast, ``_as_params``), the cue ball an int32, and no number weakly
+    typed (a Python number in the shot takes the params' dtype; a shot array keeps its own, whose
+    rounding the limits allow for), so that a Python number and an array of the same value share
+    one compiled program. With ``batch``, the shot's fields and the cue ball are broadcast to
+    (batch,), the fields in the params' dtype."""
     dtype = params.dtype
-    as_float = lambda x: jnp.asarray(x, dtype)  # noqa: E731
-    return (
-        as_float(positions), strong_types(shot, dtype), jnp.asarray(cue_ball, jnp.int32),
-        jax.tree_util.tree_map(as_float, params), None if pin is None else as_float(pin),
-    )
+    as_float = lambda x: _xp(x).asarray(x, dtype)  # noqa: E731
+    if batch is None:
+        shot = map_fields(lambda x: strong_type(x, dtype), shot)
+        cue_ball = _xp(cue_ball).asarray(cue_ball, np.int32)
+    else:
+        shot = map_fields(lambda x: _xp(x).broadcast_to(as_float(x), (batch,)), shot)
+        cue_ball = _xp(cue_ball).broadcast_to(_xp(cue_ball).asarray(cue_ball, np.int32), (batch,))
+    return as_float(positions), shot, cue_ball, params, None if pin is None else as_float(pin)
+
+
+def _xp(x):
+    """NumPy for host data (NumPy arrays, Python numbers), jax.numpy for JAX arrays and tracers.
+    Arguments prepared on the host reach the compiled call in one transfer, where a ``jnp`` call
+    per argument would cost tens of microseconds each: a single shot's front end would take
+    longer than simulating it."""
+    return jnp if isinstance(x, jax.Array) else np
 
 
 def simulate(positions: ArrayLike, shot: Shot, cue_ball: int = 0, params: Params | None = None,
@@ -738,19 +781,17 @@ def simulate_batch(
     _check_pin(pin, batch)
     _check_cue_ball(cue_ball, n, batch)
     shot = _as_shot(shot, params, batch)
-    positions, shot, cue_ball, params, pin = _canonical(positions, shot, cue_ball, params, pin)
-    shot = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(jnp.asarray(x, params.dtype), (batch,)), shot)
-    cue_ball = jnp.broadcast_to(cue_ball, (batch,))
+    positions, shot, cue_ball, params, pin = _canonical(positions, shot, cue_ball, params, pin, batch)
     if pin is not None:
-        pin = jnp.broadcast_to(pin, (batch, 2))
+        pin = _xp(pin).broadcast_to(pin, (batch, 2))
     if batched_params:
         return _simulate_batch_params_jit(positions, shot, cue_ball, params, pin)
     size = padded_batch(batch, int(lanes))
     if size > batch:  # null shots (V0 = 0: nothing moves) fill the batch up to its compiled size
-        fill = lambda x: jnp.concatenate([x, jnp.broadcast_to(x[:1], (size - batch,) + x.shape[1:])])  # noqa: E731
+        fill = lambda x: _xp(x).concatenate([x, _xp(x).broadcast_to(x[:1], (size - batch,) + x.shape[1:])])  # noqa: E731
         positions, cue_ball = fill(positions), fill(cue_ball)
         pin = None if pin is None else fill(pin)
-        shot = jax.tree_util.tree_map(lambda x: jnp.concatenate([x, jnp.zeros((size - batch,), x.dtype)]), shot)
+        shot = map_fields(lambda x: _xp(x).concatenate([x, _xp(x).zeros((size - batch,), x.dtype)]), shot)
     if devices.device_count() > 1:
         result = _simulate_pool_split(int(lanes))(positions, shot, cue_ball, params, pin)
     else:

@@ -18,6 +18,8 @@ horizontal components once it slides. Squirt
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -64,6 +66,16 @@ class Shot:
             check_shot(*values)
 
 
+def map_fields(f, shot: "Shot") -> "Shot":
+    """The shot with ``f`` applied to each field, built without ``Shot.__post_init__``'s checks:
+    for entry points that have checked the shot already (a second check would cost a single
+    shot's entry more than the rest of it)."""
+    new = object.__new__(Shot)
+    for name in FIELDS:
+        object.__setattr__(new, name, f(getattr(shot, name)))
+    return new
+
+
 def _kind(x):
     """The dtype kind of a concrete number or array ("f", "i", "c", ...), None for anything else
     (a tracer, a placeholder)."""
@@ -96,19 +108,24 @@ def check_fields(shot: "Shot", shape=()) -> None:
 def check_shot(V0, phi, theta, a, b, max_speed=None, max_offset=None) -> None:
     """Raise ValueError naming the allowed range for any strike parameter outside it: finite,
     V0 >= 0, theta in [0, 90); and, when given, V0 <= max_speed and sqrt(a^2 + b^2) <= max_offset
-    (each tolerant of the rounding of the limit to the value's own dtype)."""
+    (each tolerant of the rounding of the limit to the value's own dtype). Array methods, not
+    NumPy's functions: this runs on every simulated shot, and on a single one their wrappers
+    would cost more than the checks."""
     arrays = {"V0": V0, "phi": phi, "theta": theta, "a": a, "b": b}
-    for name, x in arrays.items():
-        if not np.all(np.isfinite(np.asarray(x, dtype=float))):
-            raise ValueError(f"shot parameter {name} must be finite, got {x}")
-    if np.any(np.asarray(V0) < 0):
+    values = {name: np.asarray(x) for name, x in arrays.items()}
+    for name, x in values.items():
+        if not np.isfinite(x.astype(float, copy=False)).all():
+            raise ValueError(f"shot parameter {name} must be finite, got {arrays[name]}")
+    if (values["V0"] < 0).any():
         raise ValueError(f"cue speed V0 must be in [0, inf) m/s, got {V0}")
-    if np.any(np.asarray(theta) < 0) or np.any(np.asarray(theta) >= 90):
+    if (values["theta"] < 0).any() or (values["theta"] >= 90).any():
         raise ValueError(f"cue elevation theta must be in [0, 90) degrees, got {theta}")
-    if max_speed is not None and not np.all(_speed_ok(np.asarray(V0), np.asarray(max_speed), np.asarray(V0).dtype)):
+    V0_ = values["V0"]
+    if max_speed is not None and not np.asarray(_speed_ok(V0_, np.asarray(max_speed), V0_.dtype)).all():
         raise ValueError(f"cue speed V0 must be in [0, {float(max_speed):g}] m/s (params.cue.max_speed), got {V0}")
-    a_, b_ = np.asarray(a), np.asarray(b)
-    if max_offset is not None and not np.all(_offset_ok(a_, b_, np.asarray(max_offset), (a_.dtype, b_.dtype))):
+    a_, b_ = values["a"], values["b"]
+    limit = None if max_offset is None else np.asarray(max_offset)
+    if limit is not None and not np.asarray(_offset_ok(a_, b_, limit, (a_.dtype, b_.dtype))).all():
         raise ValueError(
             f"tip offset sqrt(a^2 + b^2) must be at most {float(max_offset):g} R (params.cue.max_offset; "
             f"beyond is a miscue), got a={a}, b={b}"
@@ -120,15 +137,19 @@ def check_limits(shot: "Shot", params) -> None:
     and parameters; nothing when either is traced (the simulation flags it then)."""
     values = [getattr(shot, name) for name in FIELDS]
     limits = (params.cue.max_speed, params.cue.max_offset)
-    if all(_kind(x) is not None for x in values + list(limits)):
+    if not any(isinstance(x, jax.core.Tracer) for x in values + list(limits)):
         check_shot(shot.V0, shot.phi, shot.theta, shot.a, shot.b, max_speed=limits[0], max_offset=limits[1])
 
 
 def _slack(*dtypes) -> float:
     """1 + the relative rounding of the coarsest of ``dtypes`` (float64 for integers): a value
     equal to a limit rounded to the value's own dtype still meets the limit."""
-    kinds = [np.dtype(d) if np.dtype(d).kind == "f" else np.dtype(np.float64) for d in dtypes]
-    return 1.0 + max(float(np.finfo(d).eps) for d in kinds)
+    return max(_dtype_slack(np.dtype(d)) for d in dtypes)
+
+
+@lru_cache(maxsize=None)
+def _dtype_slack(dtype: np.dtype) -> float:
+    return 1.0 + float(np.finfo(dtype if dtype.kind == "f" else np.float64).eps)
 
 
 def _speed_ok(V0, limit, dtype):

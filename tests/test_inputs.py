@@ -338,18 +338,37 @@ def test_unknown_discipline_names_list_the_valid_ones():
 # -- one compiled program for numbers of any kind ------------------------------------------------------
 
 
-def test_python_numbers_and_arrays_share_one_compiled_simulation(params):
+def test_python_numbers_and_arrays_share_one_compiled_simulation(params, caplog):
+    # Counted as compilations of the simulation (JAX's compile log), not as entries of the jit's
+    # dispatch cache: host data and JAX arrays take separate entries of one compiled program.
+    as_numbers = physics.simulate(POS.tolist(), Shot(V0=2.0, phi=10.0), 0, params)
+    with jax.log_compiles(), caplog.at_level("WARNING"):
+        as_arrays = physics.simulate(jnp.asarray(POS), Shot(V0=jnp.asarray(2.0), phi=np.float64(10.0)), np.int64(0),
+                                     params)
+        weak_params = unchecked_replace(params, g=jnp.asarray(9.81))  # jnp.asarray(float) is weakly typed
+        physics.simulate(POS, Shot(V0=2.0, phi=10.0), 0, weak_params)
+    compiled = [r.getMessage() for r in caplog.records if "Compiling jit(_simulate)" in r.getMessage()]
+    assert compiled == []  # no new trace: each weak type used to compile its own program
+    assert np.array_equal(np.asarray(as_numbers.final_positions), np.asarray(as_arrays.final_positions))
+
+
+def test_a_parameter_set_is_checked_once_while_it_lives_unless_it_can_change(params):
+    """A set of JAX arrays cannot change, so the simulation checks and casts it once; a set that
+    holds a NumPy array is checked on every call, and a value changed in place is still refused."""
     import importlib
 
-    compiled = importlib.import_module("physics.simulate")._simulate_jit
-    as_numbers = physics.simulate(POS.tolist(), Shot(V0=2.0, phi=10.0), 0, params)
-    size = compiled._cache_size()
-    as_arrays = physics.simulate(jnp.asarray(POS), Shot(V0=jnp.asarray(2.0), phi=np.float64(10.0)), np.int64(0),
-                                 params)
-    weak_params = unchecked_replace(params, g=jnp.asarray(9.81))  # jnp.asarray(float) is weakly typed
-    physics.simulate(POS, Shot(V0=2.0, phi=10.0), 0, weak_params)
-    assert compiled._cache_size() == size  # no new trace: each weak type used to compile its own program
-    assert np.array_equal(np.asarray(as_numbers.final_positions), np.asarray(as_arrays.final_positions))
+    checked = importlib.import_module("physics.simulate")._CHECKED
+    physics.simulate(POS, Shot(V0=2.0, phi=0.0), 0, params)
+    assert checked[id(params)][0]() is params
+    g = np.array(9.81)
+    mutable = unchecked_replace(params, g=g)
+    physics.simulate(POS, Shot(V0=2.0, phi=0.0), 0, mutable)
+    assert id(mutable) not in checked
+    g[...] = -1.0
+    with pytest.raises(ValueError, match=r"params\.g must be"):
+        physics.simulate(POS, Shot(V0=2.0, phi=0.0), 0, mutable)
+    with pytest.raises(ValueError, match=r"params\.g must be"):
+        physics.simulate(POS, Shot(V0=2.0, phi=0.0), 0, unchecked_replace(params, g=jnp.asarray(-1.0)))
 
 
 @pytest.mark.parametrize("batch, lanes, size", [(1, 128, 1), (3, 128, 4), (48, 128, 64), (128, 128, 128),
