@@ -44,11 +44,14 @@ class Shot:
         sqrt(a^2 + b^2) is at most the parameters' ``cue.max_offset`` (beyond is a miscue).
 
     Each field is a real number or array. What holds whatever the parameters (finite values,
-    V0 >= 0, theta in [0, 90)) is checked when the shot is built from concrete numbers; the
-    limits that come from the parameters are checked by ``physics.simulate`` (``check_limits``).
-    Inside ``jit`` the simulation flags an invalid shot in ``ShotResult.status`` instead.
-    Fields that are not numbers (None, objects) are let through here, because JAX rebuilds
-    shots with placeholders (``vmap``'s ``in_axes``); the simulation refuses them.
+    V0 >= 0, theta in [0, 90)) is checked when the shot is built from host numbers (Python or
+    NumPy); the limits that come from the parameters, and a shot of JAX arrays, are checked by
+    ``physics.simulate`` (``check_limits``). (JAX rebuilds the shots in its results at every
+    compiled call: reading their device arrays back each time would cost more than an
+    environment step.) Inside ``jit`` the simulation flags an invalid shot in
+    ``ShotResult.status`` instead. Fields that are not numbers (None, objects) are let through
+    here, because JAX rebuilds shots with placeholders (``vmap``'s ``in_axes``); the simulation
+    refuses them.
     """
 
     V0: ArrayLike
@@ -59,10 +62,11 @@ class Shot:
 
     def __post_init__(self):
         values = [getattr(self, name) for name in FIELDS]
-        for name, x in zip(FIELDS, values):
-            if isinstance(x, (str, bytes, list, dict)) or _kind(x) == "c":
+        kinds = [_kind(x) for x in values]
+        for name, x, kind in zip(FIELDS, values, kinds):
+            if isinstance(x, (str, bytes, list, dict)) or kind == "c":
                 raise TypeError(f"Shot.{name} must be a real number or array, got {_describe(x)}")
-        if all(_kind(x) in ("f", "i", "u") for x in values):
+        if all(kind in ("f", "i", "u") for kind in kinds) and not any(isinstance(x, jax.Array) for x in values):
             check_shot(*values)
 
 
@@ -78,10 +82,12 @@ def map_fields(f, shot: "Shot") -> "Shot":
 
 def _kind(x):
     """The dtype kind of a concrete number or array ("f", "i", "c", ...), None for anything else
-    (a tracer, a placeholder)."""
+    (a tracer, a placeholder). Read from the dtype: a device array is not fetched."""
     if isinstance(x, jax.core.Tracer):
         return None
-    if isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, jax.Array)):
+    if isinstance(x, (np.ndarray, np.generic, jax.Array)):
+        return np.dtype(x.dtype).kind
+    if isinstance(x, (bool, int, float, complex)):
         return np.asarray(x).dtype.kind
     return None
 

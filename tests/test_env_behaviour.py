@@ -167,6 +167,24 @@ def test_stepping_a_finished_gymnasium_episode_raises():
         env.unwrapped.step(np.zeros(9, np.float32))
 
 
+def test_the_host_copy_of_a_state_is_what_device_get_gives_and_follows_a_new_state():
+    from billiards_env.gym_env import host
+
+    env = gym.make("billiards_env/ThreeCushion-v0", fused=False).unwrapped
+    env.reset(seed=0)
+    env.step(np.zeros(9, np.float32))
+    state = env.state
+    want, got = jax.device_get(state), host(state)
+    assert jax.tree_util.tree_structure(want) == jax.tree_util.tree_structure(got)
+    for w, g in zip(jax.tree_util.tree_leaves(want), jax.tree_util.tree_leaves(got)):
+        assert isinstance(g, np.ndarray) and g.dtype == np.asarray(w).dtype and np.array_equal(g, w)
+    # the next step's checks read the host copy of the State the environment holds now
+    assert bool(env._on_host().terminated)
+    env._state = env._runner.reset(jax.random.PRNGKey(1), env.params)
+    assert not bool(env._on_host().terminated)
+    env.step(np.zeros(9, np.float32))  # a state put in place is stepped, not refused as finished
+
+
 # -- observations, choices, rewards ------------------------------------------------------------------
 
 

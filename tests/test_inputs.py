@@ -352,6 +352,14 @@ def test_python_numbers_and_arrays_share_one_compiled_simulation(params, caplog)
     assert np.array_equal(np.asarray(as_numbers.final_positions), np.asarray(as_arrays.final_positions))
 
 
+def test_a_shot_of_device_arrays_is_checked_where_it_is_simulated(params):
+    shot = Shot(V0=jnp.asarray(-1.0), phi=jnp.asarray(0.0))  # not read back when built
+    with pytest.raises(ValueError, match=r"V0 must be in \[0, inf\)"):
+        physics.simulate(POS, shot, 0, params)
+    with pytest.raises(ValueError, match="V0 must be in"):  # host numbers: when built
+        Shot(V0=np.float64(-1.0), phi=0.0)
+
+
 def test_a_parameter_set_is_checked_once_while_it_lives_unless_it_can_change(params):
     """A set of JAX arrays cannot change, so the simulation checks and casts it once; a set that
     holds a NumPy array is checked on every call, and a value changed in place is still refused."""
