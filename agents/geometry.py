@@ -108,6 +108,8 @@ class LineTable:
     cushions: np.ndarray
     min_cushions: int
     reach: int
+    near1: np.ndarray = None  # (n, m1) int: the obstacle cells of leg 1 (``near_cells``)
+    near2: np.ndarray = None  # (n, m2) int: those of leg 2
 
     @property
     def n(self) -> int:
@@ -165,9 +167,28 @@ def line_table(cushions: int, hungarian: bool, light: bool = False) -> LineTable
         rows += _pin_rows(2)
     pin, stun, first, side, c1, c2, cush = (np.asarray(x) for x in zip(*rows))
     reach = int(max(np.abs(c1).max(), np.abs(c2).max()))
+    c1, c2 = c1.astype(np.int32).reshape(-1, 2), c2.astype(np.int32).reshape(-1, 2)
+    grid = cells_within(max(reach, 1))
     return LineTable(pin.astype(bool), stun.astype(bool), first.astype(np.int32), side.astype(np.int32),
-                     c1.astype(np.int32).reshape(-1, 2), c2.astype(np.int32).reshape(-1, 2),
-                     cush.astype(np.int32), int(k), reach)
+                     c1, c2, cush.astype(np.int32), int(k), reach, near_cells(c1, grid), near_cells(c2, grid))
+
+
+def near_cells(ends: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """(n, m) int: for a leg from the real table (cell (0, 0)) into cell ``ends[i]``, the indices
+    in ``grid`` of the cells that can hold an obstacle within reach of it, padded with
+    ``len(grid)`` (no cell). The leg stays in the box of cells between (0, 0) and its end, and a
+    cell that does not touch that box is a whole table length or width away from it, far beyond
+    any ball's reach; so checking only the box and the cells around it decides the same as
+    checking every cell of the grid, about a third of them for three-cushion lines."""
+    lo = np.minimum(ends, 0)[:, None, :] - 1
+    hi = np.maximum(ends, 0)[:, None, :] + 1
+    near = np.all((grid[None] >= lo) & (grid[None] <= hi), axis=-1)  # (n, K)
+    m = int(near.sum(-1).max())
+    out = np.full((len(ends), m), len(grid), np.int32)
+    for i, row in enumerate(near):
+        idx = np.flatnonzero(row)
+        out[i, :len(idx)] = idx
+    return out
 
 
 def rail_box(params):
@@ -403,24 +424,32 @@ def lines(table: LineTable, positions, cue, params, pin_position=None, pin_radiu
     ok = ok & (L1 > 1e-6)
 
     if check_obstacles:
-        grid = jnp.asarray(cells_within(max(table.reach, 1)))  # (K, 2)
-        img = lambda p: image(p[..., None, :], grid, lo, size)  # noqa: E731  (..., K, 2)
-        same1 = jnp.all(grid[None] == cell1[:, None], -1)  # (n, K): the contact's own cell
-        same2 = jnp.all(grid[None] == cell2[:, None], -1)
+        # Each body's images in every cell of the grid, once, and a NaN row for "no cell"; each
+        # leg is checked against the cells near it only (``near_cells``: the same verdicts).
+        grid = cells_within(max(table.reach, 1))  # (K, 2)
+        bodies = jnp.concatenate([positions, pin[None]])  # balls 0-2, then the pin
+        imgs = image(bodies[:, None, :], jnp.asarray(grid), lo, size)  # (4, K, 2)
+        imgs = jnp.concatenate([imgs, jnp.full((4, 1, 2), jnp.nan, dtype)], axis=1)
+        near1, near2 = jnp.asarray(table.near1), jnp.asarray(table.near2)
+        at = lambda body, near: imgs[body[:, None], near]  # noqa: E731  (n, m, 2)
+        cell_at = lambda near: grid[np.minimum(near, len(grid) - 1)]  # noqa: E731  (n, m, 2), NumPy
+        own1 = jnp.asarray(np.all(cell_at(table.near1) == table.cell1[:, None], -1))  # the contact's cell
+        own2 = jnp.asarray(np.all(cell_at(table.near2) == table.cell2[:, None], -1))
+        home2 = jnp.asarray(np.all(cell_at(table.near2) == 0, -1))
         # Leg 1: the cue ball must not meet the other object ball, nor O1 before the contact.
-        o1_imgs = jnp.where(same1[..., None], jnp.nan, img(O1))
-        ok = ok & _clear(C, G_img, img(O2), rho * 0.999) & _clear(C, G_img, o1_imgs, rho * 0.999)
+        o1_imgs = jnp.where(own1[..., None], jnp.nan, at(first_idx, near1))
+        ok = ok & _clear(C, G_img, at(second_idx, near1), rho * 0.999) & _clear(C, G_img, o1_imgs, rho * 0.999)
         # Leg 2 (carom): from G to the second ball's image, missing O1 again and other images of O2.
-        o2_others = jnp.where(same2[..., None], jnp.nan, img(O2))
-        o1_again = jnp.where(jnp.all(grid == 0, -1)[None, :, None], jnp.nan, img(O1))
+        o2_others = jnp.where(own2[..., None], jnp.nan, at(second_idx, near2))
+        o1_again = jnp.where(home2[..., None], jnp.nan, at(first_idx, near2))
         leg2 = _clear(G, Q, o2_others, rho * 0.999) & _clear(G, Q, o1_again, rho * 0.999)
         # Pin line: the target's way to the pin must miss the other object ball.
         target_way = segment_distance(O1, pin, O2) >= rho
         ok = ok & jnp.where(is_pin, target_way, leg2)
         if has_pin:
-            pin_imgs = image(pin[None], grid, lo, size)[None]  # (1, K, 2)
+            pin_body = jnp.full(first_idx.shape, 3, jnp.int32)
             reach = R + pin_radius
-            clear = _clear(C, G_img, pin_imgs, reach) & (is_pin | _clear(G, Q, pin_imgs, reach))
+            clear = _clear(C, G_img, at(pin_body, near1), reach) & (is_pin | _clear(G, Q, at(pin_body, near2), reach))
             ok = ok & (clear | ~pin_stands)
 
     # Speeds, backwards from the end of the line (see the module docstring).

@@ -117,3 +117,46 @@ def test_line_tables_cover_the_cushion_counts():
     hungarian = geometry.line_table(0, True)
     assert hungarian.pin.any() and not three.pin.any()
     assert np.all(np.abs(hungarian.cell1[hungarian.pin]).sum(1) <= 2)
+
+
+def test_a_leg_is_checked_for_obstacles_in_the_cells_around_its_box():
+    grid = geometry.cells_within(4)
+    near = geometry.near_cells(np.array([[4, 0], [-1, 2], [0, 0]], np.int32), grid)
+    cells = [{tuple(grid[k]) for k in row if k < len(grid)} for row in near]
+    assert cells[0] == {(i, j) for i in range(-1, 5) for j in (-1, 0, 1)}  # (5, .) is off the grid
+    assert cells[1] == {(i, j) for i in range(-2, 2) for j in range(-1, 4)}
+    assert cells[2] == {(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)}
+    assert np.all(near[2][len(cells[2]):] == len(grid))  # padded with "no cell"
+
+
+@pytest.mark.parametrize("discipline", ["three_cushion", "hungarian_1000"])
+def test_obstacles_near_a_leg_decide_as_every_cell_of_the_grid_does(discipline):
+    """The lines found with each leg checked against the cells around it only (``near_cells``)
+    are those found against every cell of the grid, on random layouts (and the pin)."""
+    import dataclasses
+
+    import rules
+    from experiments import common
+    from experiments.evaluate import first_states, row_keys
+
+    game, params = common.setup(discipline)
+    table = geometry.line_table_for(game)
+    grid = geometry.cells_within(max(table.reach, 1))
+    every = np.broadcast_to(np.arange(len(grid), dtype=np.int32), (table.n, len(grid)))
+    full = dataclasses.replace(table, near1=every, near2=every)
+    states = jax.tree_util.tree_map(jnp.asarray, first_states(game, params, 64, "random", row_keys(5, 0, 64)))
+
+    @jax.jit
+    def lines(states):
+        def one(table, s, check=True):
+            pin = rules.pin.in_play(s) if game.is_hungarian else None
+            return geometry.lines(table, s.positions, s.cue_ball, params, pin, game.pin_radius, check, False,
+                                  s.pin_state == rules.PinState.STANDING)
+        return jax.vmap(lambda s: (one(table, s), one(full, s), one(table, s, False)))(states)
+
+    near, everywhere, unchecked = lines(states)
+    assert table.near1.shape[1] < len(grid)
+    found, open_lines = (int(np.sum(np.asarray(x.quality) > 0)) for x in (everywhere, unchecked))
+    assert 64 * 4 < found < open_lines  # lines are found, and obstacles block some
+    for a, b in zip(jax.tree_util.tree_leaves(near), jax.tree_util.tree_leaves(everywhere)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
