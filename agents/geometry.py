@@ -108,8 +108,8 @@ class LineTable:
     cushions: np.ndarray
     min_cushions: int
     reach: int
-    near1: np.ndarray = None  # (n, m1) int: the obstacle cells of leg 1 (``near_cells``)
-    near2: np.ndarray = None  # (n, m2) int: those of leg 2
+    near1: np.ndarray  # (n, m1) int: the obstacle cells of leg 1 (``near_cells``)
+    near2: np.ndarray  # (n, m2) int: those of leg 2
 
     @property
     def n(self) -> int:
