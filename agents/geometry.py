@@ -447,9 +447,8 @@ def lines(table: LineTable, positions, cue, params, pin_position=None, pin_radiu
         target_way = segment_distance(O1, pin, O2) >= rho
         ok = ok & jnp.where(is_pin, target_way, leg2)
         if has_pin:
-            pin_body = jnp.full(first_idx.shape, 3, jnp.int32)
-            reach = R + pin_radius
-            clear = _clear(C, G_img, at(pin_body, near1), reach) & (is_pin | _clear(G, Q, at(pin_body, near2), reach))
+            reach = R + pin_radius  # the pin's images are row 3 of imgs
+            clear = _clear(C, G_img, imgs[3, near1], reach) & (is_pin | _clear(G, Q, imgs[3, near2], reach))
             ok = ok & (clear | ~pin_stands)
 
     # Speeds, backwards from the end of the line (see the module docstring).

@@ -233,7 +233,7 @@ def _polish_pairs(paths, t, radius):
 
     The quartic's coefficients hold terms far larger than its value near the root, and in float32
     its root is only as exact as eps times those terms: some 1e-5 s on a clean crossing, and near
-    a tangency (two balls that pass within some 30 micrometres of touching) the search reports a
+    a tangency (two balls that pass within some 15 micrometres of touching) the search reports a
     contact at the closest approach whether or not they touch, milliseconds late where they touch
     lightly (then the balls meet with no approach speed and nothing happens). The gap evaluated
     from the relative position p at t (a difference of positions first, squared after) is exact
