@@ -22,6 +22,7 @@ PIN_DOWN               (ball that knocked it, -1)              -1
 BALL_AIRBORNE          (ball, -1)                              -1
 BALL_LANDING           (ball, -1)                              -1
 OFF_TABLE              (ball, -1)                              -1 or the cushion it cleared
+ROLLING_TO_SLOW_ROLLING (ball, -1)                             -1
 =====================  ======================================  ===========
 
 Unused slots after ``num_events`` have kind ``NONE``. The state arrays of an event hold every
@@ -55,6 +56,7 @@ class EventKind(enum.IntEnum):
     BALL_AIRBORNE = 10
     BALL_LANDING = 11
     OFF_TABLE = 12
+    ROLLING_TO_SLOW_ROLLING = 13  # a fast rolling ball slows to the resistance's split speed
 
 
 class Motion(enum.IntEnum):

@@ -8,7 +8,8 @@ r(t) = r0 + v0 t + a t^2 / 2, with a constant acceleration fixed by its motion s
 state       acceleration                                lasts until (the state's horizon)
 ==========  ==========================================  =======================================
 SLIDING     -u_s g u_hat (u: contact-point slip)        slip vanishes: t = 2 |u| / (7 u_s g)
-ROLLING     -u_r g v_hat                                ball stops: t = |v| / (u_r g)
+ROLLING     -u_r(|v|) g v_hat                           ball stops: t = |v| / (u_r g), or a fast
+                                                        ball slows to roll_split
 SPINNING    0 (only vertical-axis spin left)            spin stops: t = |w_z| / (5 u_sp g / 2R)
 AIRBORNE    0 across the table, -g upwards              it lands: z(t) = 0
 STATIONARY  0                                           never
@@ -18,6 +19,11 @@ OFF_TABLE   0 (out of play)                             never
 A ball in the air keeps its spin (nothing touches it); on landing it bounces with the cloth's
 restitution e_table, and once a bounce would lift it less than ``HOP_HEIGHT`` it stays down and
 slides (the friction of the landing impacts themselves is neglected).
+
+Rolling resistance rises with speed on real cloth: u_r(|v|) is u_r + u_r_step above
+``roll_split`` and u_r below it, so a fast rolling ball first slows to ``roll_split`` (an event,
+ROLLING_TO_SLOW_ROLLING) and rolls on at the lower resistance. With u_r_step = 0 there is one
+resistance and no such event.
 """
 from __future__ import annotations
 
@@ -121,12 +127,23 @@ def translating(motion):
     return (motion == Motion.SLIDING) | (motion == Motion.ROLLING) | (motion == Motion.AIRBORNE)
 
 
+def rolls_fast(b: Balls, params):
+    """(..., n): rolling balls above ``roll_split`` that meet the higher resistance."""
+    above = _norm(b.v) > params.ball.roll_split + speed_tolerance(b.v.dtype)
+    return (b.motion == Motion.ROLLING) & above & (params.ball.u_r_step > 0)
+
+
+def rolling_resistance(b: Balls, params):
+    """(..., n): each ball's rolling resistance u_r(|v|)."""
+    return params.ball.u_r + jnp.where(rolls_fast(b, params), params.ball.u_r_step, 0.0)
+
+
 def acceleration(b: Balls, params):
     """Constant acceleration of each ball's centre across the table: (..., n, 2)."""
     tol = speed_tolerance(b.v.dtype)
     g = params.g
     a_slide = -params.ball.u_s * g * _unit(slip(b.v, b.w, params.ball.radius), tol)
-    a_roll = -params.ball.u_r * g * _unit(b.v, tol)
+    a_roll = -(rolling_resistance(b, params) * g)[..., None] * _unit(b.v, tol)
     m = b.motion[..., None]
     return jnp.where(m == Motion.SLIDING, a_slide, jnp.where(m == Motion.ROLLING, a_roll, 0.0))
 
@@ -141,7 +158,9 @@ def horizon(b: Balls, params):
     g = params.g
     R = params.ball.radius
     t_slide = 2.0 * _norm(slip(b.v, b.w, R)) / (7.0 * params.ball.u_s * g)
-    t_roll = _norm(b.v) / (params.ball.u_r * g)
+    speed = _norm(b.v)
+    to_go = jnp.where(rolls_fast(b, params), speed - params.ball.roll_split, speed)
+    t_roll = to_go / (rolling_resistance(b, params) * g)
     t_spin = jnp.abs(b.w[..., 2]) / params.spin_decel
     t_land = (b.vz + jnp.sqrt(jnp.maximum(b.vz**2 + 2.0 * g * b.z, 0.0))) / g
     m = b.motion
@@ -194,24 +213,31 @@ def end_of_state(b: Balls, params) -> Balls:
     """One ball (fields without the ball axis) whose state ends now, at its horizon.
 
     Sliding ends in rolling (the rolling constraint is imposed exactly, removing round-off);
-    rolling ends at rest, or spinning if vertical-axis spin is left; spinning ends at rest; a ball
-    in the air lands: it bounces up again (e_table) or, below a hop, stays on the cloth.
+    rolling fast ends in rolling at ``roll_split`` (set exactly); rolling ends at rest, or
+    spinning if vertical-axis spin is left; spinning ends at rest; a ball in the air lands: it
+    bounces up again (e_table) or, below a hop, stays on the cloth.
     """
     R = params.ball.radius
     m = b.motion
+    # A rolling ball whose state ends well above rest was rolling fast and reached the split.
+    speed = _norm(b.v)
+    slows = (m == Motion.ROLLING) & (params.ball.u_r_step > 0) & (speed > 0.5 * params.ball.roll_split)
+    v_split = b.v * (params.ball.roll_split / jnp.where(slows, speed, 1.0))
     w_roll = jnp.concatenate([jnp.stack([-b.v[1], b.v[0]]) / R, b.w[2:]])
+    w_split = jnp.concatenate([jnp.stack([-v_split[1], v_split[0]]) / R, b.w[2:]])
     stop_w = b.w.at[:2].set(0.0)
     bounce = params.ball.e_table * jnp.abs(b.vz)
     hops = (m == Motion.AIRBORNE) & (bounce >= hop_speed(params))
-    v = jnp.where((m == Motion.SLIDING) | (m == Motion.AIRBORNE), b.v, 0.0)
+    v = jnp.where((m == Motion.SLIDING) | (m == Motion.AIRBORNE), b.v, jnp.where(slows, v_split, 0.0))
     w = jnp.where(
         m == Motion.SLIDING, w_roll,
-        jnp.where(m == Motion.ROLLING, stop_w, jnp.where(m == Motion.AIRBORNE, b.w, 0.0)),
+        jnp.where(slows, w_split, jnp.where(m == Motion.ROLLING, stop_w, jnp.where(m == Motion.AIRBORNE, b.w, 0.0))),
     )
     motion = jnp.where(hops, Motion.AIRBORNE, classify(v, w, params)).astype(jnp.int8)
     return Balls(r=b.r, v=v, w=w, z=jnp.zeros_like(b.z), vz=jnp.where(hops, bounce, 0.0), motion=motion)
 
 
 __all__ = [
-    "Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration", "layout_tolerance", "speed_tolerance",
+    "Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration", "layout_tolerance", "rolling_resistance",
+    "rolls_fast", "speed_tolerance",
 ]

@@ -28,6 +28,8 @@ class BallParams:
     Attributes:
       mass: kg (UMB 205-220 g).  radius: m (61.5 mm ball).
       u_s: sliding friction.  u_r: rolling resistance.
+      u_r_step, roll_split: rolling resistance rises with speed (tracked shots): a ball rolling
+        faster than ``roll_split`` (m/s) meets u_r + u_r_step (docs/physics.md section 1).
       u_sp_proportionality: spin friction per metre of radius (pooltool's 0.444): u_sp = it * R.
       e_b: ball-ball restitution.
       e_table: restitution of a ball bouncing on the cloth and slate (docs/physics.md section 1).
@@ -42,6 +44,8 @@ class BallParams:
     radius: jnp.ndarray
     u_s: jnp.ndarray
     u_r: jnp.ndarray
+    u_r_step: jnp.ndarray
+    roll_split: jnp.ndarray
     u_sp_proportionality: jnp.ndarray
     e_b: jnp.ndarray
     e_table: jnp.ndarray
@@ -176,8 +180,8 @@ class Params:
 
 _DEFAULTS = {
     BallParams: dict(
-        mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_sp_proportionality=0.444, e_b=0.95,
-        e_table=0.5, e_strike=0.5, strike_press=2.6, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
+        mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_r_step=0.0, roll_split=0.9, u_sp_proportionality=0.444,
+        e_b=0.95, e_table=0.5, e_strike=0.5, strike_press=2.6, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
     ),
     CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037, e_c_slope=0.0, f_c_slope=0.0),
     PinParams: dict(
@@ -321,7 +325,8 @@ REAL = Range(-math.inf)
 # clips keep the restitution in [0, 1] and the friction >= 0, section 2).
 RANGES = {
     "ball": dict(
-        mass=POSITIVE, radius=POSITIVE, u_s=POSITIVE, u_r=POSITIVE, u_sp_proportionality=POSITIVE, e_b=FRACTION,
+        mass=POSITIVE, radius=POSITIVE, u_s=POSITIVE, u_r=POSITIVE, u_r_step=NON_NEGATIVE, roll_split=POSITIVE,
+        u_sp_proportionality=POSITIVE, e_b=FRACTION,
         e_table=Range(0.0, 1.0, low_open=False), e_strike=FRACTION, strike_press=NON_NEGATIVE,
         throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
     ),

@@ -263,9 +263,10 @@ def _resolve(b: Balls, pin, e: _Bodies, params):
     ended = end_of_state(one, params)
     end_kind = jnp.select(
         [one.motion == Motion.SLIDING, one.motion == Motion.AIRBORNE,
-         (one.motion == Motion.ROLLING) & (ended.motion == Motion.SPINNING), one.motion == Motion.ROLLING],
+         (one.motion == Motion.ROLLING) & (ended.motion == Motion.SPINNING),
+         (one.motion == Motion.ROLLING) & (ended.motion == Motion.ROLLING), one.motion == Motion.ROLLING],
         [EventKind.SLIDING_TO_ROLLING, EventKind.BALL_LANDING, EventKind.ROLLING_TO_SPINNING,
-         EventKind.ROLLING_TO_STATIONARY],
+         EventKind.ROLLING_TO_SLOW_ROLLING, EventKind.ROLLING_TO_STATIONARY],
         EventKind.SPINNING_TO_STATIONARY,
     )
 

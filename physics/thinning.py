@@ -29,6 +29,7 @@ from physics.events import EventKind, EventLog
 TRANSITIONS = (
     EventKind.SLIDING_TO_ROLLING, EventKind.ROLLING_TO_SPINNING, EventKind.ROLLING_TO_STATIONARY,
     EventKind.SPINNING_TO_STATIONARY, EventKind.BALL_AIRBORNE, EventKind.BALL_LANDING,
+    EventKind.ROLLING_TO_SLOW_ROLLING,
 )
 ALWAYS_KEPT = (EventKind.CUE_STRIKE, EventKind.OFF_TABLE, EventKind.BALL_PIN, EventKind.PIN_DOWN)
 # Priority classes: the lowest present is dropped first.

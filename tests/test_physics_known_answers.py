@@ -63,6 +63,48 @@ def test_centre_hit_travel_is_sliding_plus_rolling_distance(big_table):
     ]
 
 
+def test_rolling_resistance_graded_by_speed_slows_to_the_split_then_rolls_on(big_table):
+    """docs/physics.md section 1: above roll_split a ball meets u_r + u_r_step, below it u_r; each
+    part of the roll is a uniform deceleration, so its time and distance are v / (u g) and v^2 / (2 u g)."""
+    u_r, step, split = 0.0047, 0.001, 0.9
+    params = physics.default_params(length=20.0, width=20.0, u_r=u_r, u_r_step=step, roll_split=split)
+    V0 = 1.0
+    v0 = ball_speed_after_centre_hit(V0, params)
+    v1 = 5 / 7 * v0
+    assert v1 > split
+    u_s = float(params.ball.u_s)
+    t_s = 2 * v0 / (7 * u_s * G)
+    sliding = v0 * t_s - 0.5 * u_s * G * t_s**2
+    fast, slow = u_r + step, u_r
+    pos, res = lone_ball_shot(params, V0)
+    events = physics.event_list(res)
+    assert [e["kind"] for e in events] == [
+        "cue_strike", "sliding_to_rolling", "rolling_to_slow_rolling", "rolling_to_stationary"
+    ]
+    t_split = t_s + (v1 - split) / (fast * G)
+    assert events[2]["t"] == pytest.approx(t_split, rel=1e-9)
+    assert np.linalg.norm(events[2]["velocities"][0]) == pytest.approx(split, rel=1e-12)
+    assert events[2]["motion"][0] == "rolling"
+    travel = float(res.final_positions[0, 0] - pos[0, 0])
+    assert travel == pytest.approx(sliding + (v1**2 - split**2) / (2 * fast * G) + split**2 / (2 * slow * G), rel=1e-9)
+    assert float(res.final_time) == pytest.approx(t_split + split / (slow * G), rel=1e-9)
+    # the path is continuous through the change of resistance
+    t = np.linspace(events[2]["t"] - 1e-3, events[2]["t"] + 1e-3, 5)
+    x = np.asarray(physics.positions_at(res, t, params))[:, 0, 0]
+    assert np.allclose(np.diff(x), split * 5e-4, rtol=1e-3)
+
+
+def test_rolling_below_the_split_meets_only_u_r(big_table):
+    """A ball that rolls slower than roll_split never meets the step: one uniform roll."""
+    params = physics.default_params(length=20.0, width=20.0, u_r=0.0047, u_r_step=0.002, roll_split=2.0)
+    V0 = 1.0
+    v1 = 5 / 7 * ball_speed_after_centre_hit(V0, params)
+    _, res = lone_ball_shot(params, V0)
+    events = physics.event_list(res)
+    assert [e["kind"] for e in events] == ["cue_strike", "sliding_to_rolling", "rolling_to_stationary"]
+    assert events[2]["t"] - events[1]["t"] == pytest.approx(v1 / (0.0047 * G), rel=1e-9)
+
+
 @pytest.mark.parametrize("a", [-0.4, 0.3])
 def test_squirt_turns_the_ball_away_from_the_english_TP_A31(big_table, a):
     ratio = float(big_table.cue.end_mass_ratio)
