@@ -2,7 +2,8 @@
 
 Fitted: cushion restitution e_c and friction f_c with their slopes in the "graded" cushion
 model (restitution by normal speed, friction by incidence; at zero slopes it is the default
-han2005), the cushion nose height, cloth sliding and rolling friction u_s and u_r, the spin
+han2005), the cushion nose height, cloth sliding and rolling friction u_s and u_r, the rise of
+rolling resistance above ``roll_split`` (u_r_step, docs/physics.md section 1), the spin
 friction u_sp (its proportionality to R), ball-ball restitution e_b, and ball-ball friction as
 a factor on the throw fit (throw_a, throw_b; docs/physics.md section 2). A parameter set is
 judged by how well the physics can reproduce the shots under it, which needs the strikes
@@ -14,13 +15,16 @@ reconstructed under it (``experiments.reconstruct``):
    parameters (a few candidates a generation, each judged on the same random subset of training
    shots with their strikes refitted from the warm start, all lanes in one batched simulation
    with per-lane parameters) gives the fold's parameters;
-3. the held-out shots of the fold are reconstructed under them, and compared with the baseline:
+3. the held-out shots of the fold are reconstructed under them (refitted from the baseline's
+   strikes, or with ``--held-search full`` by the reconstruction's own full search from a first
+   guess, as ``experiments.reconstruct`` does), and compared with the baseline:
    RMS over the shot and over its first 2 s, path shape, point/no-point agreement with the
-   tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence.
+   tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence, and
+   ball-ball hits by cut angle (``experiments.collisions``: throw and the struck ball's speed).
 
     python -m experiments.calibrate --out results/calibrate
 
-writes calibrate.json, heldout.csv, rebounds.csv, error_vs_time.png, rebounds.png and prints a
+writes calibrate.json, heldout.csv, rebounds.csv, hits.csv, error_vs_time.png, rebounds.png and prints a
 markdown report. Data: erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0.
 """
 from __future__ import annotations
@@ -36,14 +40,14 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import physics
-from experiments import rebounds, reconstruct, track_events, tracking
+from experiments import collisions, rebounds, reconstruct, track_events, tracking
 from experiments.reconstruct import Target
 
 # name: (low, high). "throw_scale" multiplies the ball-ball friction fit (throw_a, throw_b).
 SPACE = {
     "e_c": (0.6, 1.0), "f_c": (0.0, 0.6), "height": (0.032, 0.045), "u_s": (0.1, 0.4), "u_r": (0.002, 0.012),
     "u_sp_proportionality": (0.1, 1.0), "e_b": (0.85, 1.0), "throw_scale": (0.25, 3.0),
-    "e_c_slope": (-0.1, 0.3), "f_c_slope": (-0.5, 0.5),
+    "e_c_slope": (-0.1, 0.3), "f_c_slope": (-0.5, 0.5), "u_r_step": (0.0, 0.004),
 }
 CUSHION = "graded"  # the cushion model fitted (han2005 where both slopes are 0)
 # The fitted set: medians over the folds of one run of this command, its default settings but
@@ -161,6 +165,7 @@ def evaluate(shot, target, fit, params) -> dict:
     errors = np.linalg.norm(paths[np.arange(len(when)), target.ball] - target.xy, axis=1)
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
                 rebounds=rebounds.simulated(result, params, shot.end_time - shot.strike_time),
+                hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
                 errors=(errors[target.used], when[target.used]))
 
 
@@ -243,6 +248,12 @@ def markdown(report: dict) -> str:
         lines.append(f"| {real['bin']} | {real['n']} | " + " | ".join(
             " / ".join(f"{t[c]:.3g}" for t in (real, base, cal)) for c in ("normal_ratio", "speed_ratio", "rebound")
         ) + " |")
+    if "hits" in report:
+        lines += ["", "| cut angle | n real | throw (deg) real / reference / calibrated | struck ball's speed ratio "
+                  "real / reference / calibrated |", "|---|---|---|---|"]
+        for real, base, cal in zip(*(report["hits"][k] for k in ("real", BASELINE, CALIBRATED))):
+            lines.append(f"| {real['bin']} | {real['n']} | " + " | ".join(
+                " / ".join(f"{t[c]:.3g}" for t in (real, base, cal)) for c in ("throw", "speed_ratio")) + " |")
     lines += ["", f"Time: {report['seconds'] / 60:.1f} min."]
     return "\n".join(lines)
 
@@ -266,6 +277,11 @@ def main(argv=None) -> dict:
                         help="last baseline rounds searching around the best strike")
     parser.add_argument("--held-pop", type=int, default=256, help="strike candidates in the held-out refits")
     parser.add_argument("--held-rounds", type=int, default=10, help="strike CEM rounds in the held-out refits")
+    parser.add_argument("--held-search", choices=("refit", "full"), default="refit",
+                        help="held-out strikes: refitted from the baseline's (--held-pop, --held-rounds; the "
+                        "reference set refitted alike as the control), or found from a first guess by the "
+                        "reconstruction's own full search (experiments.reconstruct's defaults; the baseline "
+                        "is then the control)")
     parser.add_argument("--chunk", type=int, default=reconstruct.CHUNK, help="shots simulated per call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--start", default="", help="where the parameter search starts, e.g. e_c=0.91,f_c=0.29 "
@@ -299,7 +315,8 @@ def main(argv=None) -> dict:
     fold = rng.permutation(len(shots)) % args.folds
     # Held-out strikes, refitted alike from the baseline's under the fold's parameters and, as
     # the control for the extra search, under the defaults: (fit, params) per shot.
-    held: dict[str, list] = {REFIT: [None] * len(shots), CALIBRATED: [None] * len(shots)}
+    full = args.held_search == "full"
+    held: dict[str, list] = {name: [None] * len(shots) for name in ((CALIBRATED,) if full else (REFIT, CALIBRATED))}
     fold_values = []
     for k in range(args.folds):
         train = np.flatnonzero(fold != k)
@@ -312,10 +329,18 @@ def main(argv=None) -> dict:
         fold_values.append(values)
         seed = int(rng.integers(1 << 30))
         for name, params in ((REFIT, base), (CALIBRATED, params_with(values))):
-            bar = tqdm(total=args.held_rounds, desc=f"fold {k + 1} held-out, {name}", disable=args.no_progress)
-            fits = reconstruct.fit([targets[i] for i in test], params, pop=args.held_pop, rounds=args.held_rounds,
-                                   init=warm[test], spread=WARM_SPREAD * 2, chunk=args.chunk, first_horizon=2.0,
-                                   seed=seed, progress=bar)
+            if name not in held:
+                continue
+            rounds = reconstruct.ROUNDS if full else args.held_rounds
+            bar = tqdm(total=rounds, desc=f"fold {k + 1} held-out, {name}", disable=args.no_progress)
+            if full:  # as experiments.reconstruct searches, from first guesses
+                fits = reconstruct.fit([targets[i] for i in test], params, init=np.stack(
+                    [reconstruct.first_guess(shots[i]) for i in test]), chunk=args.chunk, seed=seed,
+                    restarts=reconstruct.RESTARTS, polish=reconstruct.POLISH, progress=bar)
+            else:
+                fits = reconstruct.fit([targets[i] for i in test], params, pop=args.held_pop, rounds=args.held_rounds,
+                                       init=warm[test], spread=WARM_SPREAD * 2, chunk=args.chunk, first_horizon=2.0,
+                                       seed=seed, progress=bar)
             bar.close()
             for i, f in zip(test, fits):
                 held[name][i] = (f, params)
@@ -327,12 +352,15 @@ def main(argv=None) -> dict:
     tables = {"real": rebounds.by_incidence(real)}
     tables.update({name: rebounds.by_incidence(np.concatenate([r["rebounds"] for r in rows[name]]))
                    for name in (BASELINE, CALIBRATED)})
+    hits = {"real": collisions.by_cut(np.concatenate([collisions.tracked(s) for s in shots]))}
+    hits.update({name: collisions.by_cut(np.concatenate([r["hits"] for r in rows[name]]))
+                 for name in (BASELINE, CALIBRATED)})
     fitted = {k: float(np.median([v[k] for v in fold_values])) for k in SPACE}
     report = dict(
         source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
-        held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED)},
+        held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
         error_vs_time=dict(edges=list(edges), **curves),
-        rebounds=tables, seconds=time.perf_counter() - clock,
+        rebounds=tables, hits=hits, seconds=time.perf_counter() - clock,
     )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "calibrate.json"), "w") as f:
@@ -350,6 +378,12 @@ def main(argv=None) -> dict:
         for name, table in tables.items():
             for b in table:
                 writer.writerow([name, b["bin"], b["n"], *(b[c] for c in rebounds.COLUMNS)])
+    with open(os.path.join(args.out, "hits.csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["source", "bin", "n", *collisions.COLUMNS])
+        for name, table in hits.items():
+            for b in table:
+                writer.writerow([name, b["bin"], b["n"], *(b[c] for c in collisions.COLUMNS)])
     _plots(args.out, list(edges), curves, tables)
     print(markdown(report))
     return report

@@ -1,6 +1,7 @@
-"""Calibration against tracked shots (experiments.calibrate, experiments.rebounds): the parameter
-space, rebound measurements on made-up and real tracks, and the command end to end on a tiny
-setting. Data: erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0."""
+"""Calibration against tracked shots (experiments.calibrate, experiments.rebounds,
+experiments.collisions): the parameter space, rebound and ball-ball hit measurements on made-up
+and real tracks, and the command end to end on a tiny setting. Data: erdo100/3cushiontool,
+20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0."""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import physics
-from experiments import calibrate, rebounds, tracking
+from experiments import calibrate, collisions, rebounds, reconstruct, tracking
 
 
 def test_params_with_sets_the_fitted_values():
@@ -33,6 +34,9 @@ def test_params_with_refuses_unknown_and_out_of_range_values():
 def test_defaults_lie_inside_the_search_box():
     for name, value in calibrate.defaults().items():
         low, high = calibrate.SPACE[name]
+        if name == "u_r_step":  # its floor is physical: 0 is one rolling resistance at every speed
+            assert low == value == 0.0
+            continue
         assert low < value < high, name
 
 
@@ -68,6 +72,47 @@ def test_rebounds_of_a_real_shot():
     assert sum(b["n"] for b in table) == len(rows)
 
 
+def _hit_on_a_ball_at_rest(params, cut, b=0.4):
+    """A rolling ball (b = 0.4: rolling from the strike) hitting a ball at rest at ``cut`` degrees,
+    sampled like the camera, and its simulated result."""
+    cue, d = np.array([0.6, 0.71]), 0.8
+    start = np.array([cue, cue + [d, 0.0], [2.7, 1.3]])
+    strike = [2.0, np.degrees(np.arcsin(2 * tracking.RADIUS * np.sin(np.radians(cut)) / d)), 0.0, b]
+    shot = reconstruct.sampled(start, strike, params)
+    return shot, reconstruct.final_result(reconstruct.Target.of(shot), np.array([*strike, 0.0, 0.0]), params)
+
+
+@pytest.mark.parametrize("cut", [15.0, 45.0])
+def test_collisions_read_a_frictionless_elastic_hit(cut):
+    """docs/physics.md section 2: frictionless balls send the struck ball along the line of
+    centres (no throw) at (1 + e_b) / 2 of the normal speed; tracks and simulated paths read alike."""
+    params = physics.default_params(e_b=1.0, throw_a=0.0, throw_b=0.0)
+    shot, result = _hit_on_a_ball_at_rest(params, cut)
+    for rows in (collisions.tracked(shot), collisions.simulated(result, params, 10.0)):
+        assert rows.shape[0] >= 1  # the first hit; the balls may meet again later
+        assert rows[0, 0] == pytest.approx(cut, abs=0.5)
+        assert abs(rows[0, 1]) < 0.2
+        assert rows[0, 2] == pytest.approx(1.0, abs=0.02)
+
+
+def test_collisions_throw_drags_the_struck_ball_along_the_striker_s_travel():
+    """Friction between the balls turns the struck ball towards the striker's direction of travel:
+    a positive throw, a degree or so at a half-ball hit (TP A-14's fit)."""
+    params = physics.default_params()
+    shot, result = _hit_on_a_ball_at_rest(params, 30.0)
+    throw = collisions.simulated(result, params, 10.0)[0, 1]
+    assert 0.3 < throw < 3.0
+    assert collisions.tracked(shot)[0, 1] == pytest.approx(throw, abs=0.2)
+
+
+def test_collisions_of_real_shots():
+    rows = np.concatenate([collisions.tracked(s) for s in tracking.load()[:30]])
+    assert len(rows) >= 20 and np.all(np.isfinite(rows))
+    assert np.all((rows[:, 0] >= 0) & (rows[:, 0] <= 90)) and np.all(np.abs(rows[:, 1]) < 45)
+    table = collisions.by_cut(rows)
+    assert sum(b["n"] for b in table) == len(rows)
+
+
 @pytest.mark.slow
 def test_command_writes_the_report(tmp_path):
     tiny = ["--shots", "4", "--folds", "2", "--generations", "1", "--candidates", "2", "--subset", "2",
@@ -79,7 +124,7 @@ def test_command_writes_the_report(tmp_path):
     assert [s["shots"] for s in saved["held_out"].values()] == [4, 4, 4]
     assert set(saved["fitted"]) == set(calibrate.SPACE)
     assert report["source"] == tracking.SOURCE
-    for name in ("heldout.csv", "rebounds.csv", "error_vs_time.png", "rebounds.png"):
+    for name in ("heldout.csv", "rebounds.csv", "hits.csv", "error_vs_time.png", "rebounds.png"):
         assert (tmp_path / name).stat().st_size > 100
 
 
