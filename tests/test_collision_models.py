@@ -225,8 +225,13 @@ def test_a_registered_cushion_model_plays_a_shot_head_on_ball_comes_back_at_its_
     rolling = next(e for e in events if e["kind"] == "sliding_to_rolling" and 0 in e["balls"])
     hit = next(e for e in events if e["kind"] == "ball_cushion")
     assert hit["balls"][0] == 0 and hit["cushion"] == "top" and hit["t"] > rolling["t"]
-    # Rolling decelerates at u_r g (docs/physics.md section 1): the speed at the cushion is known.
-    speed_in = rolling["velocities"][0][0] - float(params.ball.u_r) * float(params.g) * (hit["t"] - rolling["t"])
+    # Rolling decelerates at u_r g, plus u_r_step g above roll_split (docs/physics.md section 1;
+    # this ball stays above it): the speed at the cushion is known.
+    v_roll = rolling["velocities"][0][0]
+    assert v_roll > float(params.ball.roll_split)
+    assert not any(e["kind"] == "rolling_to_slow_rolling" and e["t"] < hit["t"] for e in events)
+    u = float(params.ball.u_r) + float(params.ball.u_r_step)
+    speed_in = v_roll - u * float(params.g) * (hit["t"] - rolling["t"])
     np.testing.assert_allclose(hit["velocities"][0], [-speed_in, 0.0], rtol=0, atol=1e-9)
     # the spin is untouched: still that of the ball rolling in, now against its motion
     spin = np.asarray(res.events.spins[events.index(hit), 0])  # the log holds the spins
