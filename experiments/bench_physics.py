@@ -148,7 +148,8 @@ def main(argv=None):
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes")
     ap.add_argument("--repeats", type=int, default=3, help="timed calls per batch size (best kept)")
     ap.add_argument("--pin-batch", type=int, default=1024, help="batch for the pin's cost")
-    ap.add_argument("--precision-shots", type=int, default=1024, help="shots for the float32/float64 table")
+    ap.add_argument("--precision-shots", type=int, default=1024,
+                    help="shots for the float32/float64 table (0: no table)")
     ap.add_argument("--device", choices=tuple(PLATFORMS), default=None,
                     help="the backend to measure on (default: JAX's own choice; gpu needs the [cuda] extra)")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64",
@@ -185,13 +186,16 @@ def main(argv=None):
     if args.profile:
         stage_rows = stage_profile(params, args.profile)
         write_csv(os.path.join(args.out, "profile.csv"), stage_rows)
-    prec = precision_table(args.precision_shots)
-    print("float32 against float64 on the same shots:")
-    for r in prec:  # fractions to a hundredth of a percent (99.93 % is not 99.9 %), distances to 3 digits
-        shown = f"{r['value']:.2%}" if r["statistic"].startswith("fraction") else f"{r['value']:.3g}"
-        print(f"  {r['statistic']:<50} {shown}")
-    write_csv(os.path.join(args.out, "precision.csv"), prec)
-    print(f"wrote {args.out}/throughput.csv, pin.csv and precision.csv")
+    written = ["throughput.csv", "pin.csv"]
+    if args.precision_shots > 0:  # 0 leaves the precision table out
+        prec = precision_table(args.precision_shots)
+        print("float32 against float64 on the same shots:")
+        for r in prec:  # fractions to a hundredth of a percent (99.93 % is not 99.9 %), distances to 3 digits
+            shown = f"{r['value']:.2%}" if r["statistic"].startswith("fraction") else f"{r['value']:.3g}"
+            print(f"  {r['statistic']:<50} {shown}")
+        write_csv(os.path.join(args.out, "precision.csv"), prec)
+        written.append("precision.csv")
+    print(f"wrote {', '.join(f'{args.out}/{name}' for name in written)}")
 
 
 if __name__ == "__main__":
