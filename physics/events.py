@@ -7,23 +7,23 @@ the referee reads (``physics.thinning``). Rules read the log and the result's su
 
 Event kinds (``EventKind``) and the meaning of ``balls`` / ``cushion`` for each:
 
-=====================  ======================================  ===========
-kind                   balls                                   cushion
-=====================  ======================================  ===========
-CUE_STRIKE             (cue ball, -1)                          -1
-BALL_BALL              (first ball, second ball), first < sec. -1
-BALL_CUSHION           (ball, -1)                              0..3
-SLIDING_TO_ROLLING     (ball, -1)                              -1
-ROLLING_TO_SPINNING    (ball, -1)                              -1
-ROLLING_TO_STATIONARY  (ball, -1)                              -1
-SPINNING_TO_STATIONARY (ball, -1)                              -1
-BALL_PIN               (ball, -1)                              -1
-PIN_DOWN               (ball that knocked it, -1)              -1
-BALL_AIRBORNE          (ball, -1)                              -1
-BALL_LANDING           (ball, -1)                              -1
-OFF_TABLE              (ball, -1)                              -1 or the cushion it cleared
-ROLLING_TO_SLOW_ROLLING (ball, -1)                             -1
-=====================  ======================================  ===========
+=======================  ======================================  ===========
+kind                     balls                                   cushion
+=======================  ======================================  ===========
+CUE_STRIKE               (cue ball, -1)                          -1
+BALL_BALL                (first ball, second ball), first < sec. -1
+BALL_CUSHION             (ball, -1)                              0..3
+SLIDING_TO_ROLLING       (ball, -1)                              -1
+ROLLING_TO_SPINNING      (ball, -1)                              -1
+ROLLING_TO_STATIONARY    (ball, -1)                              -1
+SPINNING_TO_STATIONARY   (ball, -1)                              -1
+BALL_PIN                 (ball, -1)                              -1
+PIN_DOWN                 (ball that knocked it, -1)              -1
+BALL_AIRBORNE            (ball, -1)                              -1
+BALL_LANDING             (ball, -1)                              -1
+OFF_TABLE                (ball, -1)                              -1 or the cushion it cleared
+ROLLING_TO_SLOW_ROLLING  (ball, -1)                              -1
+=======================  ======================================  ===========
 
 Unused slots after ``num_events`` have kind ``NONE``. The state arrays of an event hold every
 ball's state just after the event was resolved (positions do not jump at an event, velocities do).
