@@ -192,6 +192,16 @@ def summary(rows: list[dict]) -> dict:
     )
 
 
+def _write_bins(path, columns, tables: dict) -> None:
+    """A CSV of binned medians (``rebounds.binned_medians``), a row per source and bin."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["source", "bin", "n", *columns])
+        for name, table in tables.items():
+            for b in table:
+                writer.writerow([name, b["bin"], b["n"], *(b[c] for c in columns)])
+
+
 def _sign(fig):
     """Room at the bottom for the data's source, and the source."""
     fig.tight_layout(rect=(0, 0.05, 1, 1))
@@ -375,18 +385,8 @@ def main(argv=None) -> dict:
         for name, table in rows.items():
             for i, r in enumerate(table):
                 writer.writerow([r["shot_id"], int(fold[i]) + 1, name, *(r[k] for k in keys)])
-    with open(os.path.join(args.out, "rebounds.csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["source", "bin", "n", *rebounds.COLUMNS])
-        for name, table in tables.items():
-            for b in table:
-                writer.writerow([name, b["bin"], b["n"], *(b[c] for c in rebounds.COLUMNS)])
-    with open(os.path.join(args.out, "hits.csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["source", "bin", "n", *collisions.COLUMNS])
-        for name, table in hits.items():
-            for b in table:
-                writer.writerow([name, b["bin"], b["n"], *(b[c] for c in collisions.COLUMNS)])
+    _write_bins(os.path.join(args.out, "rebounds.csv"), rebounds.COLUMNS, tables)
+    _write_bins(os.path.join(args.out, "hits.csv"), collisions.COLUMNS, hits)
     _plots(args.out, list(edges), curves, tables)
     print(markdown(report))
     return report

@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 import physics
+from experiments.rebounds import binned_medians
 from experiments.track_events import ball_contacts
 from experiments.tracking import RADIUS, TrackedShot
 from physics.events import EventKind, Motion
@@ -102,13 +103,8 @@ def simulated(result: physics.ShotResult, params: physics.Params, t_end: float) 
 
 
 def by_cut(rows: np.ndarray, edges=(0, 20, 35, 50, 65, 90)) -> list[dict]:
-    """Medians of throw and speed ratio per cut-angle bin: [{"bin": "0-20", "n", medians...}]."""
-    out = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        part = rows[(rows[:, 0] >= lo) & (rows[:, 0] < hi)]
-        medians = {c: float(np.median(part[:, i])) if len(part) else float("nan") for i, c in enumerate(COLUMNS)}
-        out.append({"bin": f"{lo}-{hi}", "n": int(len(part)), **medians})
-    return out
+    """Medians of throw and speed ratio per cut-angle bin (``rebounds.binned_medians``)."""
+    return binned_medians(rows, COLUMNS, edges)
 
 
 __all__ = ["COLUMNS", "by_cut", "hit", "simulated", "tracked"]

@@ -68,14 +68,20 @@ def simulated(result: physics.ShotResult, params: physics.Params, t_end: float) 
     return np.array(rows).reshape(-1, 4)
 
 
-def by_incidence(rows: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:
-    """Medians of each column per incidence bin: [{"incidence": "0-15", "n", medians...}]."""
+def binned_medians(rows: np.ndarray, columns, edges) -> list[dict]:
+    """Medians of each named column per bin of the first one (NaN in an empty bin):
+    [{"bin": "0-15", "n", medians...}]."""
     out = []
     for lo, hi in zip(edges[:-1], edges[1:]):
         part = rows[(rows[:, 0] >= lo) & (rows[:, 0] < hi)]
-        medians = {c: float(np.median(part[:, i])) if len(part) else float("nan") for i, c in enumerate(COLUMNS)}
+        medians = {c: float(np.median(part[:, i])) if len(part) else float("nan") for i, c in enumerate(columns)}
         out.append({"bin": f"{lo}-{hi}", "n": int(len(part)), **medians})
     return out
 
 
-__all__ = ["COLUMNS", "by_incidence", "rebound", "simulated", "tracked"]
+def by_incidence(rows: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:
+    """Medians of each column per incidence bin (``binned_medians``)."""
+    return binned_medians(rows, COLUMNS, edges)
+
+
+__all__ = ["COLUMNS", "binned_medians", "by_incidence", "rebound", "simulated", "tracked"]
