@@ -241,6 +241,17 @@ def _plots(out, edges, curves, tables):
     plt.close(fig)
 
 
+def _compared(tables: dict, binned: str, columns: dict) -> list[str]:
+    """Markdown lines of binned medians (``rebounds.binned_medians``), real / reference /
+    calibrated side by side per bin; columns: {column: its heading}."""
+    head = " | ".join(f"{label} real / reference / calibrated" for label in columns.values())
+    lines = ["", f"| {binned} | n real | {head} |", "|---|---|" + "---|" * len(columns)]
+    for real, base, cal in zip(*(tables[k] for k in ("real", BASELINE, CALIBRATED))):
+        lines.append(f"| {real['bin']} | {real['n']} | " + " | ".join(
+            " / ".join(f"{t[c]:.3g}" for t in (real, base, cal)) for c in columns) + " |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     """The report as markdown."""
     lines = [f"# Calibration against tracked shots ({report['source']})", "",
@@ -255,18 +266,10 @@ def markdown(report: dict) -> str:
     for k in SPACE:
         folds = " | ".join(f"{f[k]:.4g}" for f in report["folds"])
         lines.append(f"| {k} | {report['defaults'][k]:.4g} | {folds} | {report['fitted'][k]:.4g} |")
-    lines += ["", "| incidence | n real | normal ratio real / reference / calibrated | speed ratio real / reference / "
-              "calibrated | rebound angle real / reference / calibrated |", "|---|---|---|---|---|"]
-    for real, base, cal in zip(*(report["rebounds"][k] for k in ("real", BASELINE, CALIBRATED))):
-        lines.append(f"| {real['bin']} | {real['n']} | " + " | ".join(
-            " / ".join(f"{t[c]:.3g}" for t in (real, base, cal)) for c in ("normal_ratio", "speed_ratio", "rebound")
-        ) + " |")
-    if "hits" in report:
-        lines += ["", "| cut angle | n real | throw (deg) real / reference / calibrated | struck ball's speed ratio "
-                  "real / reference / calibrated |", "|---|---|---|---|"]
-        for real, base, cal in zip(*(report["hits"][k] for k in ("real", BASELINE, CALIBRATED))):
-            lines.append(f"| {real['bin']} | {real['n']} | " + " | ".join(
-                " / ".join(f"{t[c]:.3g}" for t in (real, base, cal)) for c in ("throw", "speed_ratio")) + " |")
+    lines += _compared(report["rebounds"], "incidence", {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio",
+                                                         "rebound": "rebound angle"})
+    lines += _compared(report["hits"], "cut angle",
+                       {"throw": "throw (deg)", "speed_ratio": "struck ball's speed ratio"})
     lines += ["", f"Time: {report['seconds'] / 60:.1f} min."]
     return "\n".join(lines)
 
@@ -326,8 +329,9 @@ def main(argv=None) -> dict:
     bar.close()
     warm = np.stack([f.strike for f in base_fits])
     fold = rng.permutation(len(shots)) % args.folds
-    # Held-out strikes, refitted alike from the baseline's under the fold's parameters and, as
-    # the control for the extra search, under the defaults: (fit, params) per shot.
+    # Held-out strikes under the fold's parameters: refitted from the baseline's, and, as the
+    # control for the extra search, refitted alike under the defaults; or (``full``) found by the
+    # reconstruction's full search, the baseline being the control. (fit, params) per shot.
     full = args.held_search == "full"
     held: dict[str, list] = {name: [None] * len(shots) for name in ((CALIBRATED,) if full else (REFIT, CALIBRATED))}
     fold_values = []
@@ -347,9 +351,10 @@ def main(argv=None) -> dict:
             rounds = reconstruct.ROUNDS if full else args.held_rounds
             bar = tqdm(total=rounds, desc=f"fold {k + 1} held-out, {name}", disable=args.no_progress)
             if full:  # as experiments.reconstruct searches, from first guesses
-                fits = reconstruct.fit([targets[i] for i in test], params, init=np.stack(
-                    [reconstruct.first_guess(shots[i]) for i in test]), chunk=args.chunk, seed=seed,
-                    restarts=reconstruct.RESTARTS, polish=reconstruct.POLISH, progress=bar)
+                fits = reconstruct.fit([targets[i] for i in test], params, pop=reconstruct.POP, rounds=rounds,
+                                       init=np.stack([reconstruct.first_guess(shots[i]) for i in test]),
+                                       chunk=args.chunk, seed=seed, restarts=reconstruct.RESTARTS,
+                                       polish=reconstruct.POLISH, progress=bar)
             else:
                 fits = reconstruct.fit([targets[i] for i in test], params, pop=args.held_pop, rounds=args.held_rounds,
                                        init=warm[test], spread=WARM_SPREAD * 2, chunk=args.chunk, first_horizon=2.0,

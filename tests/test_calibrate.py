@@ -128,6 +128,31 @@ def test_command_writes_the_report(tmp_path):
         assert (tmp_path / name).stat().st_size > 100
 
 
+@pytest.mark.slow
+def test_command_held_search_full_reconstructs_held_out_shots_from_first_guesses(tmp_path, monkeypatch):
+    """--held-search full: the held-out shots are found by the reconstruction's own search (its
+    settings, shrunk here), from each shot's first guess; the baseline is the only control."""
+    from experiments import reconstruct as rc
+
+    monkeypatch.setattr(rc, "POP", 16)
+    monkeypatch.setattr(rc, "ROUNDS", 3)
+    monkeypatch.setattr(rc, "RESTARTS", 2)
+    monkeypatch.setattr(rc, "POLISH", 1)
+    calls = []
+    fit = rc.fit
+    monkeypatch.setattr(rc, "fit", lambda targets, params, **kw: calls.append(kw) or fit(targets, params, **kw))
+    shots = tracking.load()[:4]
+    tiny = ["--shots", "4", "--folds", "2", "--generations", "1", "--candidates", "2", "--subset", "2",
+            "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--base-restarts", "2",
+            "--base-polish", "1", "--held-search", "full", "--chunk", "64", "--no-progress", "--out", str(tmp_path)]
+    report = calibrate.main(tiny)
+    assert list(report["held_out"]) == [calibrate.BASELINE, calibrate.CALIBRATED]
+    held = [kw for kw in calls if kw.get("restarts") == 2 and kw.get("pop") == 16 and kw.get("rounds") == 3]
+    assert len(held) == 2  # one search per fold
+    guesses = {tuple(reconstruct.first_guess(s)) for s in shots}
+    assert all(tuple(row) in guesses for kw in held for row in kw["init"])
+
+
 def test_parse_values_checks_names_and_box():
     assert calibrate.parse_values("e_c=0.91, f_c=0.29") == {"e_c": 0.91, "f_c": 0.29}
     assert calibrate.parse_values("") == {}
