@@ -133,9 +133,10 @@ def rolls_fast(b: Balls, params):
     return (b.motion == Motion.ROLLING) & above & (params.ball.u_r_step > 0)
 
 
-def rolling_resistance(b: Balls, params):
-    """(..., n): each ball's rolling resistance u_r(|v|)."""
-    return params.ball.u_r + jnp.where(rolls_fast(b, params), params.ball.u_r_step, 0.0)
+def rolling_resistance(b: Balls, params, fast=None):
+    """(..., n): each ball's rolling resistance u_r(|v|); ``fast``: ``rolls_fast`` if already known."""
+    fast = rolls_fast(b, params) if fast is None else fast
+    return params.ball.u_r + jnp.where(fast, params.ball.u_r_step, 0.0)
 
 
 def acceleration(b: Balls, params):
@@ -159,8 +160,8 @@ def horizon(b: Balls, params):
     R = params.ball.radius
     t_slide = 2.0 * _norm(slip(b.v, b.w, R)) / (7.0 * params.ball.u_s * g)
     speed = _norm(b.v)
-    to_go = jnp.where(rolls_fast(b, params), speed - params.ball.roll_split, speed)
-    t_roll = to_go / (rolling_resistance(b, params) * g)
+    fast = rolls_fast(b, params)
+    t_roll = jnp.where(fast, speed - params.ball.roll_split, speed) / (rolling_resistance(b, params, fast) * g)
     t_spin = jnp.abs(b.w[..., 2]) / params.spin_decel
     t_land = (b.vz + jnp.sqrt(jnp.maximum(b.vz**2 + 2.0 * g * b.z, 0.0))) / g
     m = b.motion
