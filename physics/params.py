@@ -197,13 +197,13 @@ _DEFAULTS = {
 # ``_DEFAULTS`` and under any override. "reference": the textbook values of ``_DEFAULTS`` (those of
 # the comparison with pooltool and of the golden shots). "tracked": fitted to 90 tracked shots of
 # a three-cushion match (``experiments.calibrate``, cross-validated; data erdo100/3cushiontool,
-# Apache-2.0): a livelier, more gripping cushion, a higher nose, slower spin decay, rolling
-# resistance that rises with speed, the ball-ball friction fit scaled by 1.915 (more throw). The
-# graded cushion's slopes came out near zero, so the set keeps the han2005 cushion.
+# Apache-2.0): a more gripping cushion, a higher nose, more cloth friction, slower spin decay,
+# rolling resistance that rises with speed, the ball-ball friction fit scaled by 2.094 (more
+# throw). The graded cushion's slopes came out near zero, so the set keeps the han2005 cushion.
 CALIBRATIONS = {
     "reference": {},
-    "tracked": dict(e_c=0.901, f_c=0.295, height=0.0400, u_s=0.214, u_r=0.00481, u_r_step=0.00131, roll_split=0.9,
-                    u_sp_proportionality=0.211, e_b=0.952, throw_a=1.906e-2, throw_b=0.2068),
+    "tracked": dict(e_c=0.862, f_c=0.2805, height=0.0388, u_s=0.225, u_r=0.00427, u_r_step=0.00117, roll_split=0.9,
+                    u_sp_proportionality=0.205, e_b=0.945, throw_a=2.084e-2, throw_b=0.2262),
 }
 # The set each table starts from: the match table's is fitted to match shots; no tracked shots of
 # the Hungarian table exist, so it keeps the reference values.

@@ -153,6 +153,25 @@ def test_command_held_search_full_reconstructs_held_out_shots_from_first_guesses
     assert all(tuple(row) in guesses for kw in held for row in kw["init"])
 
 
+@pytest.mark.parametrize("follow", [False, True])
+def test_fit_params_follow_starts_from_the_best_candidates_strikes(monkeypatch, follow):
+    """With ``follow``, a generation's strike searches start from the strikes fitted under the
+    previous generation's best candidate; without it, always from the warm strikes given."""
+    inits = []
+
+    def fake_fit(targets, lanes, *, init, **kw):  # candidate c's strikes: its start + 1 + c; candidate 1 fits best
+        inits.append(init.copy())
+        per = len(targets) // 4
+        return [reconstruct.Fit(row + 1 + k // per, 0.1 if k // per == 1 else 0.2, 0.0) for k, row in enumerate(init)]
+
+    monkeypatch.setattr(calibrate.reconstruct, "fit", fake_fit)
+    train, warm = [None] * 3, np.zeros((3, 6))
+    calibrate.fit_params(train, warm, np.random.default_rng(0), generations=2, candidates=4, subset=3, pop=8,
+                         rounds=1, chunk=64, follow=follow)
+    assert np.all(inits[0] == 0) and np.all(warm == 0)  # the caller's warm strikes are left alone
+    assert np.all(inits[1] == (2 if follow else 0))
+
+
 def test_parse_values_checks_names_and_box():
     assert calibrate.parse_values("e_c=0.91, f_c=0.29") == {"e_c": 0.91, "f_c": 0.29}
     assert calibrate.parse_values("") == {}
@@ -166,8 +185,8 @@ def test_parse_values_checks_names_and_box():
 
 def test_fitted_set_is_valid_and_built_on_the_reference_values():
     p = calibrate.fitted_params()
-    assert float(p.cushion.f_c) == 0.2946 and float(p.ball.u_r) == 0.004807 and float(p.ball.u_r_step) == 0.00131
-    assert p.cushion_model == "graded" and float(p.cushion.f_c_slope) == 0.0026
+    assert float(p.cushion.f_c) == 0.2805 and float(p.ball.u_r) == 0.004268 and float(p.ball.u_r_step) == 0.001173
+    assert p.cushion_model == "graded" and float(p.cushion.f_c_slope) == 0.02258
     reference = physics.default_params(calibration="reference")
     assert float(reference.cushion.f_c) == 0.15 and float(p.ball.e_table) == float(reference.ball.e_table)
     for name, value in calibrate.FITTED.items():

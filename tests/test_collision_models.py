@@ -29,8 +29,8 @@ BALL_BALL = sorted(BALL_BALL_MODELS)
 # Known deviation: with a dead cushion (e_c = 0) Han's tilted impulse stops the contact point, but
 # the bed takes the downward part of it, so the centre keeps some of its speed into the cushion;
 # the simulator resolves the contact again. The share grows with the nose's height: at most 7.1 %
-# of the speed with the reference values (37 mm), 18.0 % with the tracked ones (40.3 mm), measured
-# over 40,960 random impacts with spin.
+# of the speed with the reference values (37 mm), 18.0 % with a nose of 40.3 mm (an earlier
+# tracked set; today's is 38.8 mm), measured over 40,960 random impacts with spin.
 INTO_A_DEAD_CUSHION = {"reference": {"han2005": 0.072, "graded": 0.072},
                        "tracked": {"han2005": 0.185, "graded": 0.185}}
 # Leaves a model reads beyond the defaults', set so that the checks exercise them: the graded

@@ -28,6 +28,20 @@ _batched_fine = jax.jit(
 _single = jax.jit(mathavan.resolve)
 
 PARAMS = physics.default_params(cushion="mathavan2010")
+# The closed forms and the paper's explicit scheme let the bed's normal force take any sign; the
+# model clips it at zero (the bed cannot pull; module docstring). That matters once the nose's
+# friction can lift the ball, f_c cos(theta) > sin(theta): so in the tracked set (f_c 0.2805 at
+# 38.8 mm: 0.271 > 0.262), not in the reference one (0.15 at 37 mm: 0.146 < 0.194). The checks
+# against them use the reference set.
+REFERENCE = physics.default_params(calibration="reference", cushion="mathavan2010")
+
+
+def _no_lift(params) -> bool:
+    s = float(params.cushion.height) / float(params.ball.radius) - 1.0
+    return float(params.cushion.f_c) * math.sqrt(1.0 - s * s) <= s
+
+
+NO_LIFT = _no_lift(REFERENCE)
 R = float(PARAMS.ball.radius)
 
 
@@ -130,7 +144,8 @@ def normal_rate_bounds(params):
 
 @pytest.mark.parametrize("e_c", [0.85, 0.98])
 def test_head_on_stun_rebounds_straight_back(e_c):
-    params = with_cushion(PARAMS, e_c=e_c)
+    assert NO_LIFT  # on REFERENCE values, where the bed never needs to pull
+    params = with_cushion(REFERENCE, e_c=e_c)
     speeds = np.array([0.05, 0.5, 1.0, 2.5, 6.0] * 2)
     angles = np.repeat([0.5 * np.pi, 0.3], 5)  # a long cushion, and a tilted one
     n = np.stack([np.cos(angles), np.sin(angles)], -1)
@@ -150,7 +165,7 @@ def test_head_on_stun_rebounds_straight_back(e_c):
     # the hand-derived closed form for this case (0.7906 for the defaults, e_c = 0.85)
     assert np.allclose(ratio, stun_rebound_ratio(params), rtol=1e-6, atol=0)
     # the ball ends rolling on the nose (zero slip there): R w along the cushion = sin(theta) vy
-    s = float(PARAMS.cushion.height) / R - 1
+    s = float(params.cushion.height) / R - 1
     assert np.allclose(R * np.sum(w1[:, :2] * t, -1), -s * ratio * speeds, rtol=1e-6)
 
 
@@ -249,13 +264,14 @@ def paper_explicit_scheme(vx, vy, ux, uy, uz, s, c, mw, ms, e, n_steps):
 
 
 def test_agrees_with_the_papers_explicit_scheme():
-    s = float(PARAMS.cushion.height) / R - 1
+    assert NO_LIFT  # on REFERENCE values, where the bed never needs to pull
+    s = float(REFERENCE.cushion.height) / R - 1
     c = math.sqrt(1 - s * s)
-    mw, ms, e = float(PARAMS.cushion.f_c), float(PARAMS.ball.u_s), float(PARAMS.cushion.e_c)
+    mw, ms, e = float(REFERENCE.cushion.f_c), float(REFERENCE.ball.u_s), float(REFERENCE.cushion.e_c)
     n = np.array([[0.0, 1.0]] * 3)  # cushion frame x = table x
     v = np.array([[0.0, 1.0], [1.2, 1.5], [-0.8, 0.6]])
     w = np.array([[0.0, 0.0, 0.0], [-1.5, 1.2, 0.9], [0.6, 0.8, -1.0]]) / R
-    v1, w1 = run(v, w, n)
+    v1, w1 = run(v, w, n, REFERENCE)
     for i in range(3):
         ref = paper_explicit_scheme(*v[i], *(R * w[i]), s, c, mw, ms, e, n_steps=10000)
         ours = (*v1[i], *(R * w1[i]))

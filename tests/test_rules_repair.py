@@ -23,7 +23,7 @@ R = 0.03075
 FREE = np.array([[0.5, 0.4], [1.5, 1.0], [2.2, 0.6]])  # match table, apart from everything
 HUN = np.array([[0.7, 0.3], [1.4, 0.8], [1.6, 0.3]])  # Hungarian table, away from the pin and spots
 # docs/physics.md section 2: the centre of a ball touching a cushion, on the match table (R cos of
-# the nose's contact angle: 30.1 mm with the reference values, 29.2 mm with the tracked ones)
+# the nose's contact angle: 30.1 mm with the reference values, 29.7 mm with the tracked ones)
 CORNER = float(physics.default_params().cushion_reach)
 
 
