@@ -172,6 +172,12 @@ def test_fit_params_follow_starts_from_the_best_candidates_strikes(monkeypatch, 
     assert np.all(inits[1] == (2 if follow else 0))
 
 
+def test_command_refuses_a_strike_spread_that_is_not_positive(capsys):
+    with pytest.raises(SystemExit):
+        calibrate.main(["--strike-spread", "0", "--no-progress"])
+    assert "--strike-spread must be positive, got 0.0" in capsys.readouterr().err
+
+
 def test_parse_values_checks_names_and_box():
     assert calibrate.parse_values("e_c=0.91, f_c=0.29") == {"e_c": 0.91, "f_c": 0.29}
     assert calibrate.parse_values("") == {}
