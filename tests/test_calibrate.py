@@ -1,7 +1,7 @@
 """Calibration against tracked shots (experiments.calibrate, experiments.rebounds,
-experiments.collisions): the parameter space, rebound and ball-ball hit measurements on made-up
-and real tracks, and the command end to end on a tiny setting. Data: erdo100/3cushiontool,
-20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0."""
+experiments.collisions, experiments.slides): the parameter space, rebound, ball-ball hit and
+first-slide measurements on made-up and real tracks, and the command end to end on a tiny
+setting. Data: erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import physics
-from experiments import calibrate, collisions, rebounds, reconstruct, tracking
+from experiments import calibrate, collisions, rebounds, reconstruct, slides, tracking
 
 
 def test_params_with_sets_the_fitted_values():
@@ -111,6 +111,48 @@ def test_collisions_of_real_shots():
     assert np.all((rows[:, 0] >= 0) & (rows[:, 0] <= 90)) and np.all(np.abs(rows[:, 1]) < 45)
     table = collisions.by_cut(rows)
     assert sum(b["n"] for b in table) == len(rows)
+
+
+def test_slides_read_a_made_up_slide_and_stop_at_a_turn():
+    t = np.arange(0.0, 0.5, 0.02)
+    along = 3.0 * t - 0.5 * 2.0 * t**2  # 3 m/s, slowing by 2 m/s^2
+    xy = np.array([0.3, 0.2]) + along[:, None] * np.array([0.8, 0.6])
+    decel, speed, duration = slides.first_stretch(t, xy)
+    assert decel == pytest.approx(2.0, rel=1e-9) and speed == pytest.approx(3.0 - 2.0 * 0.01, rel=1e-9)
+    assert duration == pytest.approx(t[-1])
+    turned = xy.copy()
+    turned[11:] = turned[10] + (xy[11:] - xy[10]) @ np.array([[0.0, 1.0], [-1.0, 0.0]])  # a quarter turn at 0.2 s
+    assert slides.first_stretch(t, turned)[2] == pytest.approx(0.2)
+    assert slides.first_stretch(t[:4], xy[:4]) is None  # too short to read
+
+
+def test_slides_tell_a_sliding_start_from_a_rolling_one():
+    """A centre hit slides (about u_s g), a hit at 2/5 R above the centre rolls from the strike
+    (u_r g), read at a real track's sample times; and on the tracks, shot 545651's cue ball rolls
+    from the first frame."""
+    params = physics.default_params(calibration="reference")
+    shot = {s.shot_id: s for s in tracking.load()}[545651]
+    target = reconstruct.Target.of(shot)
+    strike = reconstruct.first_guess(shot)
+    read = {}
+    for b in (0.0, 0.4):
+        strike[3] = b
+        read[b] = slides.simulated(shot, reconstruct.final_result(target, strike, params), params)
+    # The centre hit's speed in closed form: v0 = 2 M V0 / (M + m) (tip restitution 1), down by
+    # u_s g until 5/7 of it (rolling), then by u_r g; a line through it at the same times.
+    ball, g = params.ball, float(params.g)
+    M, m = float(params.cue.mass), float(ball.mass)
+    v0 = 2.0 * M * strike[0] / (M + m)
+    t = shot.tracks[shot.cue].t - shot.strike_time
+    t = t[t > 0.0]
+    k = int(np.argmin(np.abs(t - t[0] - read[0.0][2])))
+    mid = 0.5 * (t[:k] + t[1:k + 1])
+    u_s, u_r = float(ball.u_s), float(ball.u_r)
+    t_roll = (2.0 / 7.0) * v0 / (u_s * g)
+    speed = np.where(mid < t_roll, v0 - u_s * g * mid, 5.0 / 7.0 * v0 - u_r * g * (mid - t_roll))
+    assert read[0.0][0] == pytest.approx(-np.polyfit(mid, speed, 1)[0], rel=0.03)
+    assert read[0.0][0] > slides.ROLLING > abs(read[0.4][0])
+    assert slides.tracked(shot)[0] < slides.ROLLING and slides.tracked(shot)[2] > 0.4
 
 
 @pytest.mark.slow
