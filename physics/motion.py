@@ -102,6 +102,11 @@ def _norm(x):
     return jnp.sqrt(jnp.sum(x * x, axis=-1))
 
 
+def _rolling_spin(v, radius):
+    """(..., 2) the horizontal spin of a ball rolling without slip at velocity v (..., 2)."""
+    return jnp.stack([-v[..., 1], v[..., 0]], axis=-1) / radius
+
+
 def _unit(x, tol):
     n = _norm(x)
     safe = jnp.where(n > tol, n, 1.0)
@@ -193,7 +198,7 @@ def evolve(b: Balls, dt, params) -> Balls:
     k = 2.5 * params.ball.u_s * params.g / R
     w_slide = b.w[..., :2] + k * dt2 * jnp.stack([-u_hat[..., 1], u_hat[..., 0]], axis=-1)
     # Rolling: the spin follows the velocity (rolling without slip).
-    w_roll = jnp.stack([-v[..., 1], v[..., 0]], axis=-1) / R
+    w_roll = _rolling_spin(v, R)
     w_xy = jnp.where(m == Motion.SLIDING, w_slide, jnp.where(m == Motion.ROLLING, w_roll, b.w[..., :2]))
     # Vertical-axis spin decays linearly on the cloth, and never changes sign.
     on_cloth = (b.motion == Motion.SLIDING) | (b.motion == Motion.ROLLING) | (b.motion == Motion.SPINNING)
@@ -224,8 +229,8 @@ def end_of_state(b: Balls, params) -> Balls:
     speed = _norm(b.v)
     slows = (m == Motion.ROLLING) & (params.ball.u_r_step > 0) & (speed > 0.5 * params.ball.roll_split)
     v_split = b.v * (params.ball.roll_split / jnp.where(slows, speed, 1.0))
-    w_roll = jnp.concatenate([jnp.stack([-b.v[1], b.v[0]]) / R, b.w[2:]])
-    w_split = jnp.concatenate([jnp.stack([-v_split[1], v_split[0]]) / R, b.w[2:]])
+    w_roll = jnp.concatenate([_rolling_spin(b.v, R), b.w[2:]])
+    w_split = jnp.concatenate([_rolling_spin(v_split, R), b.w[2:]])
     stop_w = b.w.at[:2].set(0.0)
     bounce = params.ball.e_table * jnp.abs(b.vz)
     hops = (m == Motion.AIRBORNE) & (bounce >= hop_speed(params))
