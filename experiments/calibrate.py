@@ -180,7 +180,7 @@ def evaluate(shot, target, fit, params) -> dict:
     paths = np.asarray(physics.positions_at(result, when, params))
     errors = np.linalg.norm(paths[np.arange(len(when)), target.ball] - target.xy, axis=1)
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
-                rebounds=rebounds.simulated(result, params, shot.end_time - shot.strike_time),
+                rebounds=rebounds.simulated(shot, result, params, shot.strike_time + float(fit.strike[4])),
                 hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
                 errors=(errors[target.used], when[target.used]))
 
@@ -280,7 +280,8 @@ def markdown(report: dict) -> str:
         folds = " | ".join(f"{f[k]:.4g}" for f in report["folds"])
         lines.append(f"| {k} | {report['defaults'][k]:.4g} | {folds} | {report['fitted'][k]:.4g} |")
     lines += _compared(report["rebounds"], "incidence", {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio",
-                                                         "rebound": "rebound angle"})
+                                                         "rebound": "rebound angle", "settled_ratio": "settled ratio",
+                                                         "bend": "bend"})
     lines += _compared(report["hits"], "cut angle",
                        {"throw": "throw (deg)", "speed_ratio": "struck ball's speed ratio"})
     lines += ["", f"Time: {report['seconds'] / 60:.1f} min."]

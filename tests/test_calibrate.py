@@ -34,7 +34,9 @@ def test_params_with_refuses_unknown_and_out_of_range_values():
 def test_defaults_lie_inside_the_search_box():
     for name, value in calibrate.defaults().items():
         low, high = calibrate.SPACE[name]
-        if name == "u_r_step":  # its floor is physical: 0 is one rolling resistance at every speed
+        # Floors that are physical: u_r_step 0 is one rolling resistance at every speed, f_bed 0
+        # is Han's cushion without the cloth's friction during the impact.
+        if name in ("u_r_step", "f_bed"):
             assert low == value == 0.0
             continue
         assert low < value < high, name
@@ -57,16 +59,54 @@ def test_rebound_of_a_made_up_bounce():
         ts = np.asarray(ts)[:, None]
         return np.where(ts < 0.5, hit + (ts - 0.5) * v_in, hit + (ts - 0.5) * v_out)
 
-    incidence, rebound, normal_ratio, speed_ratio = rebounds.rebound(position, 0.5, physics.Cushion.RIGHT)
+    incidence, rebound, normal_ratio, speed_ratio, settled, bend = rebounds.rebound(position, 0.5, physics.Cushion.RIGHT)
     assert incidence == pytest.approx(45.0) and normal_ratio == pytest.approx(0.5)
     assert rebound == pytest.approx(np.degrees(np.arctan(2.0)))
     assert speed_ratio == pytest.approx(np.hypot(1, 0.5) / np.hypot(1, 1))
+    assert settled == pytest.approx(1.0) and bend == pytest.approx(0.0, abs=1e-9)  # no curve after the cushion
+
+
+def test_rebound_settles_and_bends_after_the_cushion():
+    """A ball that leaves at (1, 1) m/s and turns to (1.2, 0.6) m/s 0.1 s later: the settled speed
+    ratio and the bend away from the normal are read over ``LATE``; not free, neither is."""
+    hit, turn = np.array([1.0, tracking.RADIUS]), 0.6
+    v_in, v_out, v_late = np.array([1.0, -1.0]), np.array([1.0, 1.0]), np.array([1.2, 0.6])
+    at_turn = hit + (turn - 0.5) * v_out
+
+    def position(ts):
+        ts = np.asarray(ts)[:, None]
+        return np.where(ts < 0.5, hit + (ts - 0.5) * v_in,
+                        np.where(ts < turn, hit + (ts - 0.5) * v_out, at_turn + (ts - turn) * v_late))
+
+    row = rebounds.rebound(position, 0.5, physics.Cushion.RIGHT)
+    assert row[4] == pytest.approx(np.hypot(1.2, 0.6) / np.hypot(1.0, 1.0))
+    assert row[5] == pytest.approx(np.degrees(np.arctan(2.0)) - 45.0)
+    assert np.all(np.isnan(rebounds.rebound(position, 0.5, physics.Cushion.RIGHT, free=False)[4:]))
+
+
+def test_a_simulated_shot_is_read_at_its_track_s_sample_times():
+    """``sampled_like`` puts the simulated strike at ``delay`` on the recording's clock: a shot
+    sampled like the camera (``reconstruct.sampled``, strike at its lead) reads back the same
+    rebounds from its simulation."""
+    params = physics.default_params()
+    start = np.array([[0.5, 0.4], [2.3, 1.1], [2.6, 0.3]])
+    strike = np.array([3.0, 70.0, 0.0, 0.2])
+    lead = 0.01
+    shot = reconstruct.sampled(start, strike, params, lead=lead)
+    result = reconstruct.final_result(reconstruct.Target.of(shot), np.array([*strike, 0.0, 0.0]), params)
+    again = rebounds.sampled_like(shot, result, params, lead)
+    for a, b in zip(shot.tracks, again.tracks):
+        np.testing.assert_allclose(a.xy, b.xy, atol=1e-9)
+    rows = rebounds.simulated(shot, result, params, lead)
+    assert len(rows) >= 2
+    np.testing.assert_allclose(rows, rebounds.tracked(shot), atol=1e-9)
 
 
 def test_rebounds_of_a_real_shot():
     shot = {s.shot_id: s for s in tracking.load()}[545712]
     rows = rebounds.tracked(shot)
-    assert len(rows) >= 5 and np.all(np.isfinite(rows))
+    assert len(rows) >= 5 and np.all(np.isfinite(rows[:, :4]))
+    assert np.isfinite(rows[:, 4:]).any()  # some rebounds run free long enough to settle
     assert np.all((rows[:, 0] >= 0) & (rows[:, 0] <= 90)) and np.all((rows[:, 2] > 0.2) & (rows[:, 2] < 1.5))
     table = rebounds.by_incidence(rows)
     assert sum(b["n"] for b in table) == len(rows)
