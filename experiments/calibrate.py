@@ -49,7 +49,7 @@ from experiments.reconstruct import Target
 SPACE = {
     "e_c": (0.6, 1.0), "f_c": (0.0, 0.6), "height": (0.032, 0.045), "u_s": (0.1, 0.4), "u_r": (0.002, 0.012),
     "u_sp_proportionality": (0.1, 1.0), "e_b": (0.75, 1.0), "throw_scale": (0.25, 3.0),
-    "e_c_slope": (-0.1, 0.3), "f_c_slope": (-0.5, 0.5), "u_r_step": (0.0, 0.004),
+    "e_c_slope": (-0.1, 0.3), "f_c_slope": (-0.5, 0.5), "u_r_step": (0.0, 0.004), "f_bed": (0.0, 0.8),
 }
 CUSHION = "graded"  # the cushion model fitted (han2005 where both slopes are 0)
 # The fitted set: medians over the folds of one run of this command, its default settings but

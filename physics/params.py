@@ -75,6 +75,10 @@ class CushionParams:
       e_c_slope, f_c_slope: how the "graded" cushion model varies e_c with the normal speed (per
         m/s) and f_c with the sine of the incidence (docs/physics.md section 2); 0 by default,
         and the other models ignore them.
+      f_bed: friction of the cloth under the ball during an impact of the Han cushions ("han2005",
+        "graded"), bounded by the bed's share of the nose's impulse (docs/physics.md section 2);
+        0 by default (Han's model: the bed takes only the vertical velocity). "mathavan2010" has
+        the cloth's u_s there.
     """
 
     e_c: jnp.ndarray
@@ -82,6 +86,7 @@ class CushionParams:
     height: jnp.ndarray
     e_c_slope: jnp.ndarray
     f_c_slope: jnp.ndarray
+    f_bed: jnp.ndarray
 
     def contact_angle(self, radius):
         """Angle of the nose above the ball's equator: sin(theta) = h / R - 1 (docs/physics.md section 2)."""
@@ -183,7 +188,7 @@ _DEFAULTS = {
         mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_r_step=0.0, roll_split=0.9, u_sp_proportionality=0.444,
         e_b=0.95, e_table=0.5, e_strike=0.5, strike_press=2.6, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
     ),
-    CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037, e_c_slope=0.0, f_c_slope=0.0),
+    CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037, e_c_slope=0.0, f_c_slope=0.0, f_bed=0.0),
     PinParams: dict(
         mass=0.015, contact_radius=0.010, total_height=0.091, base_radius=0.007, cm_height=0.033,
         restitution=0.6,
@@ -330,7 +335,8 @@ RANGES = {
         e_table=Range(0.0, 1.0, low_open=False), e_strike=FRACTION, strike_press=NON_NEGATIVE,
         throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
     ),
-    "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE, e_c_slope=REAL, f_c_slope=REAL),
+    "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE, e_c_slope=REAL, f_c_slope=REAL,
+                    f_bed=NON_NEGATIVE),
     "cue": dict(
         mass=POSITIVE, tip_radius=POSITIVE, end_mass_ratio=NON_NEGATIVE, tip_restitution=FRACTION,
         max_offset=Range(0.0, 1.0), max_speed=POSITIVE,

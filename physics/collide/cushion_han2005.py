@@ -8,6 +8,15 @@ on the contact normal, Coulomb friction f_c that either stops the slip at the no
 slides (Han's two cases, eqs. 16-20). Han approximates the sliding direction by the direction of
 incidence; here it is the actual slip direction at the nose, which makes the two cases meet
 continuously. The vertical velocity the impulse would give the ball is taken up by the bed.
+
+The cloth under the ball (an extension, ``f_bed`` > 0; 0 is Han's model bit for bit): the nose
+presses the ball into the bed, and the bed's normal impulse is the downward part of the nose's.
+Coulomb friction f_bed on it acts against the slip of the ball's bottom point after the nose's
+impulse, at most stopping that slip. It turns spin into speed during the impact, as the cloth
+does after it, so a ball leaves nearer to rolling; it conserves the angular momentum about the
+bottom point, so the speed the ball ends up rolling at is unchanged. Tracked near-normal
+rebounds leave slower and slow down less afterwards than Han's impulse alone gives
+(docs/physics.md section 2).
 """
 from __future__ import annotations
 
@@ -35,4 +44,18 @@ def impact(v, w, normal, params, restitution, friction):
     k_n = 1.0 / m
     k_t = 1.0 / m + R**2 / inertia
     P = frictional_impulse(u, N, k_n, k_t, restitution, friction)
-    return v + P[:2] / m, w + cross(r, P) / inertia
+    return bed_friction(v + P[:2] / m, w + cross(r, P) / inertia, jnp.maximum(-P[2], 0.0), params)
+
+
+def bed_friction(v, w, pressed, params):
+    """Velocity (2,) and spin (3,) after the cloth's friction during the impact: at most
+    ``f_bed`` times ``pressed`` (the bed's normal impulse), against the bottom point's slip,
+    never more than stops it (k_t as at the nose)."""
+    m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
+    bottom = jnp.array([0.0, 0.0, -1.0], v.dtype) * R
+    slip_v = v + cross(w, bottom)[:2]
+    slip = jnp.sqrt(jnp.sum(slip_v * slip_v))
+    k_t = 1.0 / m + R**2 / inertia
+    size = jnp.minimum(slip / k_t, params.cushion.f_bed * pressed)
+    F = -size * jnp.where(slip > 0, slip_v / jnp.where(slip > 0, slip, 1.0), 0.0)
+    return v + F / m, w + cross(bottom, lift(F)) / inertia

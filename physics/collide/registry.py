@@ -48,7 +48,8 @@ CUSHION_MODELS: dict[str, Model] = {
     "han2005": Model(
         cushion_han2005.resolve,
         "I. Han, Dynamics in carom and three cushion billiards, J. Mech. Sci. Technol. 19(4) (2005)",
-        "closed form: one impulse at the 37 mm nose, restitution e_c, friction f_c"),
+        "closed form: one impulse at the 37 mm nose, restitution e_c, friction f_c; the cloth's friction "
+        "f_bed under the ball during it (0: Han's model)"),
     "mathavan2010": Model(
         cushion_mathavan2010.resolve,
         "S. Mathavan, M. R. Jackson, R. M. Parkin, Proc. IMechE Part C 224(9), 1863-1873 (2010)",
