@@ -59,7 +59,8 @@ def test_rebound_of_a_made_up_bounce():
         ts = np.asarray(ts)[:, None]
         return np.where(ts < 0.5, hit + (ts - 0.5) * v_in, hit + (ts - 0.5) * v_out)
 
-    incidence, rebound, normal_ratio, speed_ratio, settled, bend = rebounds.rebound(position, 0.5, physics.Cushion.RIGHT)
+    row = rebounds.rebound(position, 0.5, physics.Cushion.RIGHT)
+    incidence, rebound, normal_ratio, speed_ratio, settled, bend = row
     assert incidence == pytest.approx(45.0) and normal_ratio == pytest.approx(0.5)
     assert rebound == pytest.approx(np.degrees(np.arctan(2.0)))
     assert speed_ratio == pytest.approx(np.hypot(1, 0.5) / np.hypot(1, 1))
@@ -252,6 +253,29 @@ def test_fit_params_follow_starts_from_the_best_candidates_strikes(monkeypatch, 
                          rounds=1, chunk=64, follow=follow)
     assert np.all(inits[0] == 0) and np.all(warm == 0)  # the caller's warm strikes are left alone
     assert np.all(inits[1] == (2 if follow else 0))
+
+
+def test_fit_params_holds_what_it_is_told_to(monkeypatch):
+    """Held parameters keep their start values in every candidate and in the result; the others move."""
+    seen = []
+
+    def fake_fit(targets, lanes, *, init, **kw):  # the candidates' f_bed, and a score that prefers a high e_c
+        seen.append(np.asarray(lanes.cushion.f_bed))
+        return [reconstruct.Fit(row, 1.0 - float(e), 0.0) for row, e in zip(init, np.asarray(lanes.cushion.e_c))]
+
+    monkeypatch.setattr(calibrate.reconstruct, "fit", fake_fit)
+    values = calibrate.fit_params([None] * 3, np.zeros((3, 6)), np.random.default_rng(0), generations=3,
+                                  candidates=6, subset=3, pop=8, rounds=1, chunk=64,
+                                  start={"f_bed": 0.3, "e_c": 0.8}, hold=("f_bed",))
+    assert set(values) == set(calibrate.SPACE)
+    assert values["f_bed"] == pytest.approx(0.3) and all(np.allclose(f, 0.3) for f in seen)
+    assert values["e_c"] > 0.8
+
+
+def test_command_refuses_an_unknown_held_parameter(capsys):
+    with pytest.raises(SystemExit):
+        calibrate.main(["--hold", "f_bed,spin", "--no-progress"])
+    assert "--hold: unknown parameter(s) spin" in capsys.readouterr().err
 
 
 def test_command_refuses_a_strike_spread_that_is_not_positive(capsys):
