@@ -21,7 +21,8 @@ reconstructed under it (``experiments.reconstruct``):
    strikes, or with ``--held-search full`` by the reconstruction's own full search from a first
    guess, as ``experiments.reconstruct`` does), and compared with the baseline:
    RMS over the shot and over its first 2 s, path shape, point/no-point agreement with the
-   tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence, and
+   tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence (also
+   paired rebound by rebound with the tracks, ``experiments.rebounds.paired``), and
    ball-ball hits by cut angle (``experiments.collisions``: throw and the struck ball's speed).
 
     python -m experiments.calibrate --out results/calibrate
@@ -186,6 +187,7 @@ def evaluate(shot, target, fit, params) -> dict:
     errors = np.linalg.norm(paths[np.arange(len(when)), target.ball] - target.xy, axis=1)
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
                 rebounds=rebounds.simulated(shot, result, params, shot.strike_time + float(fit.strike[4])),
+                paired=rebounds.paired(shot, result, params, shot.strike_time + float(fit.strike[4])),
                 hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
                 errors=(errors[target.used], when[target.used]))
 
@@ -270,6 +272,20 @@ def _compared(tables: dict, binned: str, columns: dict) -> list[str]:
     return lines
 
 
+def _paired(tables: dict) -> list[str]:
+    """Markdown lines of the paired rebound differences (``rebounds.paired_differences``),
+    reference / calibrated side by side per bin of the track's incidence."""
+    columns = {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio", "rebound": "rebound angle",
+               "settled_ratio": "settled ratio", "bend": "bend"}
+    head = " | ".join(f"{label} reference / calibrated" for label in columns.values())
+    lines = ["", "Rebounds paired with their tracks, median simulation - track:", "",
+             f"| incidence | n paired | {head} |", "|---|---|" + "---|" * len(columns)]
+    for base, cal in zip(tables[BASELINE], tables[CALIBRATED]):
+        lines.append(f"| {base['bin']} | {base['n']} / {cal['n']} | " + " | ".join(
+            " / ".join(f"{t[c]:+.3g}" for t in (base, cal)) for c in columns) + " |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     """The report as markdown."""
     lines = [f"# Calibration against tracked shots ({report['source']})", "",
@@ -287,6 +303,7 @@ def markdown(report: dict) -> str:
     lines += _compared(report["rebounds"], "incidence", {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio",
                                                          "rebound": "rebound angle", "settled_ratio": "settled ratio",
                                                          "bend": "bend"})
+    lines += _paired(report["paired_rebounds"])
     lines += _compared(report["hits"], "cut angle",
                        {"throw": "throw (deg)", "speed_ratio": "struck ball's speed ratio"})
     lines += ["", f"Time: {report['seconds'] / 60:.1f} min."]
@@ -402,6 +419,8 @@ def main(argv=None) -> dict:
     tables = {"real": rebounds.by_incidence(real)}
     tables.update({name: rebounds.by_incidence(np.concatenate([r["rebounds"] for r in rows[name]]))
                    for name in (BASELINE, CALIBRATED)})
+    paired = {name: rebounds.paired_differences(np.concatenate([r["paired"] for r in rows[name]]))
+              for name in (BASELINE, CALIBRATED)}
     hits = {"real": collisions.by_cut(np.concatenate([collisions.tracked(s) for s in shots]))}
     hits.update({name: collisions.by_cut(np.concatenate([r["hits"] for r in rows[name]]))
                  for name in (BASELINE, CALIBRATED)})
@@ -410,7 +429,7 @@ def main(argv=None) -> dict:
         source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
         held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
         error_vs_time=dict(edges=list(edges), **curves),
-        rebounds=tables, hits=hits, seconds=time.perf_counter() - clock,
+        rebounds=tables, paired_rebounds=paired, hits=hits, seconds=time.perf_counter() - clock,
     )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "calibrate.json"), "w") as f:

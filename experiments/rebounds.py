@@ -13,6 +13,9 @@ simulated path instead, the reconstructed match shots' rebounds would seem to le
 nearer the normal than their tracks (median over some 350 rebounds) and to bend half as much
 again after the cushion.
 
+``paired`` matches each tracked rebound with its simulated one, so that differences are taken
+rebound by rebound (``paired_differences``).
+
 After the rebound, a ball that the cloth has not yet brought to rolling keeps changing speed and
 direction: ``settled_ratio`` is its speed ``LATE`` s after the contact over its speed just after,
 and ``bend`` the turn of its direction in between (degrees, positive away from the normal).
@@ -33,6 +36,7 @@ GAP = 0.02  # s
 SPAN = 0.04  # s
 MIN_SPEED = 0.1  # m/s: slower contacts are left out (their angles are noise)
 LATE = (0.25, 0.35)  # s after the contact: the window of the settled speed and direction
+MATCH = 0.15  # s: the most a simulated rebound may lie from the tracked one it is paired with
 COLUMNS = ("incidence", "rebound", "normal_ratio", "speed_ratio", "settled_ratio", "bend")
 
 
@@ -59,10 +63,10 @@ def rebound(position: Callable[[np.ndarray], np.ndarray], t: float, cushion: int
     return np.array([angle(v_in, n_in), angle(v_out, n_out), n_out / n_in, s_out / s_in, settled, bend])
 
 
-def tracked(shot: TrackedShot) -> np.ndarray:
-    """(k, len(COLUMNS)) every cushion contact seen in a tracked shot (``track_events.contacts``)."""
+def _contacts(shot: TrackedShot) -> list[tuple[int, int, float, np.ndarray]]:
+    """(ball, cushion, time, ``COLUMNS`` row) of every cushion contact seen in a shot's tracks."""
     found = contacts(shot)
-    rows = []
+    out = []
     for c in found:
         if c.kind != "cushion":
             continue
@@ -70,8 +74,13 @@ def tracked(shot: TrackedShot) -> np.ndarray:
         free = not any(o is not c and ball in o.balls and c.t < o.t <= c.t + LATE[1] + GAP for o in found)
         row = rebound(shot.tracks[ball].at, c.t, c.cushion, free)
         if row is not None:
-            rows.append(row)
-    return np.array(rows).reshape(-1, len(COLUMNS))
+            out.append((ball, c.cushion, c.t, row))
+    return out
+
+
+def tracked(shot: TrackedShot) -> np.ndarray:
+    """(k, len(COLUMNS)) every cushion contact seen in a tracked shot (``track_events.contacts``)."""
+    return np.array([row for *_, row in _contacts(shot)]).reshape(-1, len(COLUMNS))
 
 
 def sampled_like(shot: TrackedShot, result: physics.ShotResult, params: physics.Params, delay: float
@@ -89,6 +98,28 @@ def simulated(shot: TrackedShot, result: physics.ShotResult, params: physics.Par
     """(k, len(COLUMNS)) the cushion contacts of a simulated shot, read like those of its track
     (``sampled_like``, then ``tracked``)."""
     return tracked(sampled_like(shot, result, params, delay))
+
+
+def paired(shot: TrackedShot, result: physics.ShotResult, params: physics.Params, delay: float) -> np.ndarray:
+    """(k, 2, len(COLUMNS)): [track, simulation] rows of the rebounds seen in both, the simulated
+    shot read like its track (``sampled_like``): the same ball off the same cushion, the nearest
+    within ``MATCH`` s. Unpaired medians compare different sets of rebounds (a rebound the
+    simulation adds or misses shifts them); paired differences do not."""
+    sim = _contacts(sampled_like(shot, result, params, delay))
+    rows = []
+    for ball, cushion, t, row in _contacts(shot):
+        near = [(abs(u - t), other) for b, c, u, other in sim if b == ball and c == cushion and abs(u - t) <= MATCH]
+        if near:
+            rows.append([row, min(near, key=lambda x: x[0])[1]])
+    return np.array(rows).reshape(-1, 2, len(COLUMNS))
+
+
+def paired_differences(pairs: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:
+    """Median differences simulation - track of every column per bin of the track's incidence
+    (``binned_medians``; the "incidence" entry is the track's own median)."""
+    rows = pairs[:, 1] - pairs[:, 0]
+    rows[:, 0] = pairs[:, 0, 0]
+    return binned_medians(rows.reshape(-1, len(COLUMNS)), COLUMNS, edges)
 
 
 def _median(values) -> float:
@@ -113,4 +144,5 @@ def by_incidence(rows: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:
     return binned_medians(rows, COLUMNS, edges)
 
 
-__all__ = ["COLUMNS", "LATE", "binned_medians", "by_incidence", "rebound", "sampled_like", "simulated", "tracked"]
+__all__ = ["COLUMNS", "LATE", "MATCH", "binned_medians", "by_incidence", "paired", "paired_differences", "rebound",
+           "sampled_like", "simulated", "tracked"]

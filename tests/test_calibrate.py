@@ -101,6 +101,27 @@ def test_a_simulated_shot_is_read_at_its_track_s_sample_times():
     rows = rebounds.simulated(shot, result, params, lead)
     assert len(rows) >= 2
     np.testing.assert_allclose(rows, rebounds.tracked(shot), atol=1e-9)
+    pairs = rebounds.paired(shot, result, params, lead)  # each rebound with itself
+    assert pairs.shape == (len(rows), 2, len(rebounds.COLUMNS))
+    np.testing.assert_allclose(pairs[:, 0], pairs[:, 1], atol=1e-9)
+    late = rebounds.paired(shot, result, params, lead + 0.1)  # the simulation 0.1 s late: still paired
+    assert len(late) == len(rows)
+    assert len(rebounds.paired(shot, result, params, lead + 2 * rebounds.MATCH)) < len(rows)
+
+
+def test_paired_differences_are_taken_rebound_by_rebound():
+    """Medians of simulation - track per bin of the track's incidence; the incidence is the track's."""
+    track = np.array([[10.0, 12.0, 0.6, 0.62, 0.95, 0.0], [12.0, 13.0, 0.7, 0.70, 0.90, 1.0],
+                      [50.0, 55.0, 0.65, 0.75, np.nan, np.nan]])
+    sim = track + np.array([[1.0, -2.0, 0.1, 0.08, -0.1, 2.0], [3.0, -4.0, 0.1, 0.12, -0.2, 4.0],
+                            [2.0, 1.0, -0.05, 0.0, 0.1, 1.0]])
+    table = rebounds.paired_differences(np.stack([track, sim], axis=1), edges=(0, 30, 90))
+    assert [b["n"] for b in table] == [2, 1]
+    first, second = table
+    assert first["incidence"] == pytest.approx(11.0) and second["incidence"] == pytest.approx(50.0)
+    assert first["rebound"] == pytest.approx(-3.0) and first["normal_ratio"] == pytest.approx(0.1)
+    assert first["settled_ratio"] == pytest.approx(-0.15) and first["bend"] == pytest.approx(3.0)
+    assert np.isnan(second["settled_ratio"]) and second["speed_ratio"] == pytest.approx(0.0)
 
 
 def test_rebounds_of_a_real_shot():
@@ -207,6 +228,9 @@ def test_command_writes_the_report(tmp_path):
     assert [s["shots"] for s in saved["held_out"].values()] == [4, 4, 4]
     assert set(saved["fitted"]) == set(calibrate.SPACE)
     assert report["source"] == tracking.SOURCE
+    assert set(saved["paired_rebounds"]) == {calibrate.BASELINE, calibrate.CALIBRATED}
+    assert sum(b["n"] for b in saved["paired_rebounds"][calibrate.BASELINE]) > 0
+    assert "paired with their tracks" in calibrate.markdown(report)
     for name in ("heldout.csv", "rebounds.csv", "hits.csv", "error_vs_time.png", "rebounds.png"):
         assert (tmp_path / name).stat().st_size > 100
 
