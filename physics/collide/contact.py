@@ -28,12 +28,19 @@ def frictional_impulse(u, normal, k_n, k_t, restitution, mu):
     """
     u_n = _dot(u, normal)
     u_t = u - u_n * normal
-    slip = jnp.sqrt(_dot(u_t, u_t))
     approach = jnp.maximum(u_n, 0.0)
     p_n = (1.0 + restitution) * approach / k_n
-    p_t = jnp.minimum(slip / k_t, mu * p_n)
+    return -p_n * normal - coulomb(u_t, k_t, mu * p_n)
+
+
+def coulomb(u_t, k_t, bound):
+    """Size and direction (..., d) of the friction impulse against the slip u_t (..., d), to be
+    subtracted: the impulse that stops the slip (|u_t| / k_t), at most ``bound`` (mu times the
+    normal impulse)."""
+    slip = jnp.sqrt(_dot(u_t, u_t))
+    p_t = jnp.minimum(slip / k_t, bound)
     safe = jnp.where(slip > 0, slip, 1.0)
-    return -p_n * normal - p_t * jnp.where(slip > 0, u_t / safe, 0.0)
+    return p_t * jnp.where(slip > 0, u_t / safe, 0.0)
 
 
 def cross(a, b):
