@@ -185,9 +185,9 @@ def evaluate(shot, target, fit, params) -> dict:
     when = target.times - target.strike_time - fit.strike[4]
     paths = np.asarray(physics.positions_at(result, when, params))
     errors = np.linalg.norm(paths[np.arange(len(when)), target.ball] - target.xy, axis=1)
+    seen = rebounds.sampled_like(shot, result, params, shot.strike_time + float(fit.strike[4]))  # as tracked
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
-                rebounds=rebounds.simulated(shot, result, params, shot.strike_time + float(fit.strike[4])),
-                paired=rebounds.paired(shot, result, params, shot.strike_time + float(fit.strike[4])),
+                rebounds=rebounds.tracked(seen), paired=rebounds.paired(shot, seen),
                 hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
                 errors=(errors[target.used], when[target.used]))
 
@@ -272,11 +272,15 @@ def _compared(tables: dict, binned: str, columns: dict) -> list[str]:
     return lines
 
 
+# The rebound columns the report prints (``rebounds.COLUMNS``), with their headings.
+REBOUND_LABELS = {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio", "rebound": "rebound angle",
+                  "settled_ratio": "settled ratio", "bend": "bend"}
+
+
 def _paired(tables: dict) -> list[str]:
     """Markdown lines of the paired rebound differences (``rebounds.paired_differences``),
     reference / calibrated side by side per bin of the track's incidence."""
-    columns = {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio", "rebound": "rebound angle",
-               "settled_ratio": "settled ratio", "bend": "bend"}
+    columns = REBOUND_LABELS
     head = " | ".join(f"{label} reference / calibrated" for label in columns.values())
     lines = ["", "Rebounds paired with their tracks, median simulation - track:", "",
              f"| incidence | n paired | {head} |", "|---|---|" + "---|" * len(columns)]
@@ -300,9 +304,7 @@ def markdown(report: dict) -> str:
     for k in SPACE:
         folds = " | ".join(f"{f[k]:.4g}" for f in report["folds"])
         lines.append(f"| {k} | {report['defaults'][k]:.4g} | {folds} | {report['fitted'][k]:.4g} |")
-    lines += _compared(report["rebounds"], "incidence", {"normal_ratio": "normal ratio", "speed_ratio": "speed ratio",
-                                                         "rebound": "rebound angle", "settled_ratio": "settled ratio",
-                                                         "bend": "bend"})
+    lines += _compared(report["rebounds"], "incidence", REBOUND_LABELS)
     lines += _paired(report["paired_rebounds"])
     lines += _compared(report["hits"], "cut angle",
                        {"throw": "throw (deg)", "speed_ratio": "struck ball's speed ratio"})

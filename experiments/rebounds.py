@@ -100,12 +100,12 @@ def simulated(shot: TrackedShot, result: physics.ShotResult, params: physics.Par
     return tracked(sampled_like(shot, result, params, delay))
 
 
-def paired(shot: TrackedShot, result: physics.ShotResult, params: physics.Params, delay: float) -> np.ndarray:
+def paired(shot: TrackedShot, simulation: TrackedShot) -> np.ndarray:
     """(k, 2, len(COLUMNS)): [track, simulation] rows of the rebounds seen in both, the simulated
     shot read like its track (``sampled_like``): the same ball off the same cushion, the nearest
     within ``MATCH`` s. Unpaired medians compare different sets of rebounds (a rebound the
     simulation adds or misses shifts them); paired differences do not."""
-    sim = _contacts(sampled_like(shot, result, params, delay))
+    sim = _contacts(simulation)
     rows = []
     for ball, cushion, t, row in _contacts(shot):
         near = [(abs(u - t), other) for b, c, u, other in sim if b == ball and c == cushion and abs(u - t) <= MATCH]

@@ -101,12 +101,13 @@ def test_a_simulated_shot_is_read_at_its_track_s_sample_times():
     rows = rebounds.simulated(shot, result, params, lead)
     assert len(rows) >= 2
     np.testing.assert_allclose(rows, rebounds.tracked(shot), atol=1e-9)
-    pairs = rebounds.paired(shot, result, params, lead)  # each rebound with itself
+    pairs = rebounds.paired(shot, again)  # each rebound with itself
     assert pairs.shape == (len(rows), 2, len(rebounds.COLUMNS))
     np.testing.assert_allclose(pairs[:, 0], pairs[:, 1], atol=1e-9)
-    late = rebounds.paired(shot, result, params, lead + 0.1)  # the simulation 0.1 s late: still paired
+    late = rebounds.paired(shot, rebounds.sampled_like(shot, result, params, lead + 0.1))  # 0.1 s late: paired
     assert len(late) == len(rows)
-    assert len(rebounds.paired(shot, result, params, lead + 2 * rebounds.MATCH)) < len(rows)
+    far = rebounds.sampled_like(shot, result, params, lead + 2 * rebounds.MATCH)
+    assert len(rebounds.paired(shot, far)) < len(rows)
 
 
 def test_paired_differences_are_taken_rebound_by_rebound():
