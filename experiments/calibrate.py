@@ -189,7 +189,14 @@ def evaluate(shot, target, fit, params) -> dict:
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
                 rebounds=rebounds.tracked(seen), paired=rebounds.paired(shot, seen),
                 hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
+                slowdowns=collisions.tracked_slowdowns(seen),
                 errors=(errors[target.used], when[target.used]))
+
+
+def _medians(parts) -> dict:
+    """{"n", "ratios"}: the count and per-window medians of ``collisions.tracked_slowdowns`` rows."""
+    rows = np.concatenate(parts) if parts else np.zeros((0, len(collisions.WINDOWS)))
+    return dict(n=len(rows), ratios=[float(v) for v in np.median(rows, axis=0)] if len(rows) else [])
 
 
 def _by_time(parts, edges) -> list[float]:
@@ -290,6 +297,19 @@ def _paired(tables: dict) -> list[str]:
     return lines
 
 
+def _slowdown(table: dict) -> list[str]:
+    """Markdown lines of the struck ball's speed over the striker's normal speed in the windows
+    after a hit (``collisions.slowdown``), real / reference / calibrated."""
+    names = ("real", BASELINE, CALIBRATED)
+    lines = ["", "A ball struck at rest, running straight: its speed over the striker's normal speed "
+             f"(medians; n real / reference / calibrated {' / '.join(str(table[k]['n']) for k in names)}):", "",
+             "| after the hit | real / reference / calibrated |", "|---|---|"]
+    for k, (a, b) in enumerate(collisions.WINDOWS):
+        cells = " / ".join(f"{table[n]['ratios'][k]:.3f}" if table[n]["ratios"] else "-" for n in names)
+        lines.append(f"| {1000 * a:.0f}-{1000 * b:.0f} ms | {cells} |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     """The report as markdown."""
     lines = [f"# Calibration against tracked shots ({report['source']})", "",
@@ -308,6 +328,7 @@ def markdown(report: dict) -> str:
     lines += _paired(report["paired_rebounds"])
     lines += _compared(report["hits"], "cut angle",
                        {"throw": "throw (deg)", "speed_ratio": "struck ball's speed ratio"})
+    lines += _slowdown(report["struck_slowdown"])
     lines += ["", f"Time: {report['seconds'] / 60:.1f} min."]
     return "\n".join(lines)
 
@@ -426,12 +447,14 @@ def main(argv=None) -> dict:
     hits = {"real": collisions.by_cut(np.concatenate([collisions.tracked(s) for s in shots]))}
     hits.update({name: collisions.by_cut(np.concatenate([r["hits"] for r in rows[name]]))
                  for name in (BASELINE, CALIBRATED)})
+    slowdowns = {"real": _medians([collisions.tracked_slowdowns(s) for s in shots])}
+    slowdowns.update({name: _medians([r["slowdowns"] for r in rows[name]]) for name in (BASELINE, CALIBRATED)})
     fitted = {k: float(np.median([v[k] for v in fold_values])) for k in SPACE}
     report = dict(
         source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
         held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
         error_vs_time=dict(edges=list(edges), **curves),
-        rebounds=tables, paired_rebounds=paired, hits=hits, seconds=time.perf_counter() - clock,
+        rebounds=tables, paired_rebounds=paired, hits=hits, struck_slowdown=slowdowns, seconds=time.perf_counter() - clock,
     )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "calibrate.json"), "w") as f:

@@ -15,6 +15,10 @@ smear the contact) and averaging over ``SPAN`` s, by the same function for a tra
 - the speed ratio: the struck ball's speed at the hit (its measured speed plus the sliding
   slowdown u_s g over the time to the middle of its window; it leaves without spin, so it
   slides) over the striking ball's normal speed, |v| cos(cut). Frictionless balls give (1 + e_b) / 2.
+
+``slowdown`` follows a struck ball further: its measured speed over the striker's normal speed in
+successive windows (``WINDOWS``) while it runs straight, which tells a ball that leaves slower
+from one that slows down faster.
 """
 from __future__ import annotations
 
@@ -37,24 +41,18 @@ MIN_STRUCK = 0.1  # m/s: as slow a struck ball is left out
 # simulations are read alike (the tracked set's u_s of 0.225 would add 0.01 m/s to a struck ball)
 SLIDE = 0.2 * 9.81
 COLUMNS = ("cut", "throw", "speed_ratio")
+WINDOWS = ((0.02, 0.06), (0.06, 0.10), (0.10, 0.14), (0.14, 0.18), (0.20, 0.24), (0.30, 0.34))  # s after the hit
+STRAIGHT = 4.0  # degrees: the most a struck ball's direction may turn over the windows of ``slowdown``
 
 
 def hit(striker: Callable[[np.ndarray], np.ndarray], rest: np.ndarray, struck: Callable[[np.ndarray], np.ndarray],
         t: float) -> np.ndarray | None:
     """(cut, throw, speed ratio) of a hit at time t on the ball lying at ``rest`` (2,), or None
     where either ball is too slow or the incoming line misses. striker/struck(times) -> (len, 2)."""
-    p = striker(np.array([t - GAP - SPAN, t - GAP]))
-    v_in = (p[1] - p[0]) / SPAN
-    speed = np.linalg.norm(v_in)
-    if speed < MIN_SPEED:
+    incoming = _incoming(striker, rest, t)
+    if incoming is None:
         return None
-    u = v_in / speed
-    d = p[1] - rest
-    half_b, c = np.dot(d, u), np.dot(d, d) - (2 * RADIUS) ** 2
-    if half_b * half_b - c < 0:
-        return None
-    centre = p[1] + (-half_b - np.sqrt(half_b * half_b - c)) * u
-    n = (rest - centre) / (2 * RADIUS)
+    u, speed, n = incoming
     cos_cut = float(np.clip(np.dot(u, n), -1.0, 1.0))
     q = struck(np.array([t + GAP, t + GAP + SPAN]))
     v_out = (q[1] - q[0]) / SPAN
@@ -67,18 +65,64 @@ def hit(striker: Callable[[np.ndarray], np.ndarray], rest: np.ndarray, struck: C
     return np.array([np.degrees(np.arccos(cos_cut)), throw, ratio])
 
 
-def tracked(shot: TrackedShot) -> np.ndarray:
-    """(k, 3) the ``COLUMNS`` of every hit in a tracked shot on a ball that lay at rest (it starts
-    moving at the contact, ``Track.moves_at`` within 50 ms) by a ball already rolling."""
-    rows = []
+def _incoming(striker, rest, t):
+    """(u, speed, n) of the striker before a hit at time t on the ball lying at ``rest``: its unit
+    direction and speed read ``GAP`` s before the hit over ``SPAN`` s, and the unit line of
+    centres where that line first comes to 2 R from ``rest``; None if it is too slow or passes wider."""
+    p = striker(np.array([t - GAP - SPAN, t - GAP]))
+    v_in = (p[1] - p[0]) / SPAN
+    speed = np.linalg.norm(v_in)
+    if speed < MIN_SPEED:
+        return None
+    u = v_in / speed
+    d = p[1] - rest
+    half_b, c = np.dot(d, u), np.dot(d, d) - (2 * RADIUS) ** 2
+    if half_b * half_b - c < 0:
+        return None
+    return u, speed, (rest - (p[1] + (-half_b - np.sqrt(half_b * half_b - c)) * u)) / (2 * RADIUS)
+
+
+def slowdown(striker: Callable[[np.ndarray], np.ndarray], rest: np.ndarray, struck: Callable[[np.ndarray], np.ndarray],
+             t: float, windows=WINDOWS) -> np.ndarray | None:
+    """(len(windows),) the struck ball's mean speed in each window after a hit at time t, over the
+    striker's normal speed (read as in ``hit``); None where ``hit`` reads nothing or the struck
+    ball turns by more than ``STRAIGHT`` degrees over the windows (it met something)."""
+    incoming = _incoming(striker, rest, t)
+    if incoming is None:
+        return None
+    u, speed, n = incoming
+    normal = speed * np.dot(u, n)
+    v = np.array([np.subtract(*struck(np.array([b, a]) + t)) / (b - a) for a, b in windows])
+    out = np.linalg.norm(v, axis=1)
+    if normal <= 0 or out.min() < MIN_STRUCK:
+        return None
+    if np.min(v @ v[0] / (out * out[0])) < np.cos(np.radians(STRAIGHT)):
+        return None
+    return out / normal
+
+
+def _hits_on_resting_balls(shot: TrackedShot):
+    """(striker track, resting position, struck track, t) of every hit in a tracked shot on a ball
+    that lay at rest (it starts moving at the contact, ``Track.moves_at`` within 50 ms) by a ball
+    already moving."""
     for c in ball_contacts(shot):
         for striker, struck in (c.balls, c.balls[::-1]):
             s, o = shot.tracks[striker], shot.tracks[struck]
             if abs(o.moves_at - c.t) < 0.05 and s.moves_at < c.t - GAP - SPAN:
-                row = hit(s.at, o.xy[0], o.at, c.t)
-                if row is not None:
-                    rows.append(row)
-    return np.array(rows).reshape(-1, 3)
+                yield s.at, o.xy[0], o.at, c.t
+
+
+def tracked_slowdowns(shot: TrackedShot, windows=WINDOWS) -> np.ndarray:
+    """(k, len(windows)) ``slowdown`` of every hit on a resting ball in a tracked shot that reads."""
+    rows = [slowdown(*h, windows=windows) for h in _hits_on_resting_balls(shot)]
+    return np.array([r for r in rows if r is not None]).reshape(-1, len(windows))
+
+
+def tracked(shot: TrackedShot) -> np.ndarray:
+    """(k, 3) the ``COLUMNS`` of every hit in a tracked shot on a ball that lay at rest (it starts
+    moving at the contact, ``Track.moves_at`` within 50 ms) by a ball already rolling."""
+    rows = [hit(*h) for h in _hits_on_resting_balls(shot)]
+    return np.array([r for r in rows if r is not None]).reshape(-1, 3)
 
 
 def simulated(result: physics.ShotResult, params: physics.Params, t_end: float) -> np.ndarray:
@@ -109,4 +153,4 @@ def by_cut(rows: np.ndarray, edges=(0, 20, 35, 50, 65, 90)) -> list[dict]:
     return binned_medians(rows, COLUMNS, edges)
 
 
-__all__ = ["COLUMNS", "by_cut", "hit", "simulated", "tracked"]
+__all__ = ["COLUMNS", "WINDOWS", "by_cut", "hit", "simulated", "slowdown", "tracked", "tracked_slowdowns"]

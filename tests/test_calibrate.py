@@ -168,8 +168,29 @@ def test_collisions_throw_drags_the_struck_ball_along_the_striker_s_travel():
     assert collisions.tracked(shot)[0, 1] == pytest.approx(throw, abs=0.2)
 
 
+def test_slowdown_follows_a_struck_ball_sliding_from_the_hit():
+    """docs/physics.md sections 1 and 2: frictionless elastic balls give the struck ball the
+    striker's normal speed v_n and no spin, so it slides, slowing by u_s g: m s after the hit it
+    has v_n - u_s g m. The reading divides by the striker's normal speed read 40 ms before the hit,
+    when the striker (rolling) was faster by u_r g 0.04."""
+    params = physics.default_params(e_b=1.0, throw_a=0.0, throw_b=0.0)
+    shot, result = _hit_on_a_ball_at_rest(params, 15.0)
+    hit = next(e for e in physics.event_list(result) if e["kind"] == "ball_ball")
+    v_n = float(np.linalg.norm(hit["velocities"][1]))
+    slide, roll = float(params.ball.u_s * params.g), float(params.ball.u_r * params.g)
+    read_normal = v_n + roll * (collisions.GAP + collisions.SPAN / 2) * np.cos(np.radians(15.0))
+    rows = collisions.tracked_slowdowns(shot, collisions.WINDOWS[:3])
+    assert rows.shape[0] >= 1 and rows.shape[1] == 3  # the first hit; the balls may meet again later
+    mid = np.mean(collisions.WINDOWS[:3], axis=1)
+    assert rows[0] == pytest.approx((v_n - slide * mid) / read_normal, abs=0.005)
+
+
 def test_collisions_of_real_shots():
     rows = np.concatenate([collisions.tracked(s) for s in tracking.load()[:30]])
+    slow = np.concatenate([collisions.tracked_slowdowns(s) for s in tracking.load()[:30]])
+    middle = np.median(slow, axis=0)  # (a thin cut's normal speed is read coarsely: medians)
+    assert len(slow) >= 10 and np.all(np.isfinite(slow)) and np.all((middle > 0.4) & (middle < 1.0))
+    assert middle[0] > middle[-1]  # the struck balls slow down
     assert len(rows) >= 20 and np.all(np.isfinite(rows))
     assert np.all((rows[:, 0] >= 0) & (rows[:, 0] <= 90)) and np.all(np.abs(rows[:, 1]) < 45)
     table = collisions.by_cut(rows)
@@ -232,6 +253,8 @@ def test_command_writes_the_report(tmp_path):
     assert set(saved["paired_rebounds"]) == {calibrate.BASELINE, calibrate.CALIBRATED}
     assert sum(b["n"] for b in saved["paired_rebounds"][calibrate.BASELINE]) > 0
     assert "paired with their tracks" in calibrate.markdown(report)
+    assert set(saved["struck_slowdown"]) == {"real", calibrate.BASELINE, calibrate.CALIBRATED}
+    assert "struck at rest" in calibrate.markdown(report)
     for name in ("heldout.csv", "rebounds.csv", "hits.csv", "error_vs_time.png", "rebounds.png"):
         assert (tmp_path / name).stat().st_size > 100
 
