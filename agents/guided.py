@@ -41,6 +41,16 @@ grid held each line twice and whose exploring share perturbed the model's 12 lin
     guided (the whole grid + 380 of the search's own)         2.23 [1.81, 2.70]   69.5 %   1.44 s
       first version                                           1.99 [1.56, 2.44]   66.8 %   1.79 s
 
+With the model retrained on the latest calibrated set and twice the data (the policy alone:
+40.5 % on these layouts), at 1024 shots per decision, played by a script:
+
+    guided, 64 x 8 + 8 x 8 x 8, explore 0.25 (the default)    47.5 % [40.7, 54.4]  0.46
+    the model's 16 best x 64 trials, no round 2, explore 0 *  44.0 %               0.13
+    the model's 32 best x 32 trials, no round 2, explore 0 *  41.0 %               0.17
+    32 x 16 + 4 x 8 x 8 (768 shots), explore 0 *              47.0 %               0.09
+
+Spending the budget on more trials of the model's favourites gains little over the policy
+itself; round 2's variations of the best candidates are what the simulation adds.
 The model's choice adds a point or three to the search at 1024 shots, inside the noise of 200
 layouts, and nothing at 8192; the policy alone scores 30.5 %. At one eighth of the budget the
 guided search stays far under the full search whatever the split: choosing among noisy
