@@ -19,9 +19,10 @@ target kind existed are read as "score".
 Shipped models (``experiments.success_model``, whose docstring has the commands and figures):
 three_cushion (exact play: 65.0 % of the experiment's 200 fresh layouts scored, 65.5 % of
 ``experiments.evaluate``'s 600), three_cushion_noise1 (30.5 % and 35.8 % under the standard
-noise; both on the match table's calibrated physics), hungarian_1000 (exact play: 15.1 net points per shot, the geometric
-agent 11.9) and hungarian_1000_noise1 (20.4 net points per shot [15.5, 25.5] under the standard
-noise in ``experiments.evaluate``, the geometric agent 12.8; 2.5 ms per decision).
+noise; both on the match table's calibrated physics), hungarian_1000 (exact play: 15.1 net
+points per shot, the geometric agent 11.9) and hungarian_1000_noise1 (20.4 net points per shot
+[15.5, 25.5] under the standard noise in ``experiments.evaluate``, the geometric agent 12.8;
+2.5 ms per decision).
 
     agent = PolicyAgent.for_discipline("three_cushion")
     shots = agent.plan_batch(rules, states, params, keys)

@@ -454,7 +454,8 @@ def main(argv=None) -> dict:
         source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
         held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
         error_vs_time=dict(edges=list(edges), **curves),
-        rebounds=tables, paired_rebounds=paired, hits=hits, struck_slowdown=slowdowns, seconds=time.perf_counter() - clock,
+        rebounds=tables, paired_rebounds=paired, hits=hits, struck_slowdown=slowdowns,
+        seconds=time.perf_counter() - clock,
     )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "calibrate.json"), "w") as f:
