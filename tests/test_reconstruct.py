@@ -48,6 +48,22 @@ def test_reconstruction_recovers_the_strike(made):
     assert abs(best.strike[4]) < 0.005
 
 
+def test_a_horizon_fits_the_start_and_reports_the_whole_shot(made):
+    """With a horizon only the first seconds are fitted: a strike a little faster than the true
+    one misses the start little and the end a lot, so the start's fit leaves the whole shot's
+    error to show (reported over the whole shot, not over the horizon)."""
+    params, shot = made
+    best, _ = rc.reconstruct(shot, params, pop=64, rounds=4, chunk=CHUNK, restarts=1, polish=1, horizon=0.3)
+    target = rc.Target.of(shot)
+    _, d2, rel = rc.simulate([target], best.strike[None], params, chunk=CHUNK)
+    start = rc.rms(d2, target.used[None] & (rel <= 0.3))[0]
+    assert best.rms == pytest.approx(rc.rms(d2, target.used[None])[0])
+    assert best.rms_early == pytest.approx(rc.rms(d2, target.used[None] & (rel <= rc.EARLY))[0])
+    assert start < 0.01 and best.rms > start
+    with pytest.raises(ValueError, match="horizon must be a positive number of seconds, got 0"):
+        rc.reconstruct(shot, params, horizon=0)
+
+
 def test_path_distance_is_time_free():
     line = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
     np.testing.assert_allclose(rc.to_polyline(np.array([[0.5, 0.2], [1.3, 0.5], [2.0, 2.0]]), line),
@@ -99,3 +115,9 @@ def test_command_refuses_a_polish_as_long_as_the_search(capsys):
     with pytest.raises(SystemExit):
         rc.main(["--rounds", "3", "--polish", "3"])
     assert "polish in [0, rounds), got rounds=3, polish=3" in capsys.readouterr().err
+
+
+def test_command_refuses_a_horizon_that_is_not_positive(capsys):
+    with pytest.raises(SystemExit):
+        rc.main(["--horizon", "-1"])
+    assert "--horizon must be a positive number of seconds, got -1.0" in capsys.readouterr().err
