@@ -312,6 +312,12 @@ def path_distance(shot: TrackedShot, result: physics.ShotResult, dt: float, para
     return float(np.sqrt(np.mean(np.concatenate(parts)))) if parts else 0.0
 
 
+def check_horizon(horizon) -> None:
+    """ValueError unless ``horizon`` (s) is a positive number."""
+    if not horizon > 0:
+        raise ValueError(f"horizon must be a positive number of seconds, got {horizon!r}")
+
+
 def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, pop: int = POP, rounds: int = ROUNDS,
                 seed: int = 0, chunk: int = CHUNK, restarts: int = RESTARTS, polish: int = POLISH,
                 horizon: Optional[float] = None) -> tuple[Fit, float]:
@@ -323,16 +329,17 @@ def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, p
     target = Target.of(shot)
     scored = target
     if horizon is not None:
-        if not horizon > 0:
-            raise ValueError(f"horizon must be a positive number of seconds, got {horizon!r}")
+        check_horizon(horizon)
         scored = dataclasses.replace(target, used=target.used & (target.times - target.strike_time <= horizon))
     best = fit([scored], params, pop=pop, rounds=rounds, seed=seed, init=first_guess(shot)[None], chunk=chunk,
                restarts=restarts, polish=polish)[0]
-    if horizon is not None:
-        _, d2, rel = simulate([target], best.strike[None], params, chunk=chunk)
+    if horizon is None:
+        best.result = final_result(target, best.strike, params, chunk)
+    else:  # the errors of the whole shot, from its one simulation
+        results, d2, rel = simulate([target], best.strike[None], params, chunk=chunk)
         best = Fit(best.strike, float(rms(d2, target.used[None])[0]),
-                   float(rms(d2, target.used[None] & (rel <= EARLY))[0]))
-    best.result = final_result(target, best.strike, params, chunk)
+                   float(rms(d2, target.used[None] & (rel <= EARLY))[0]),
+                   jax.tree_util.tree_map(lambda v: v[0], results))
     return best, path_distance(shot, best.result, float(best.strike[4]), params)
 
 
@@ -403,8 +410,11 @@ def main(argv=None) -> list[dict]:
         check_search(args.pop, args.rounds, args.restarts, args.polish)
     except ValueError as err:
         parser.error(f"--pop, --rounds, --restarts, --polish: {err}")
-    if args.horizon is not None and not args.horizon > 0:
-        parser.error(f"--horizon must be a positive number of seconds, got {args.horizon}")
+    if args.horizon is not None:
+        try:
+            check_horizon(args.horizon)
+        except ValueError as err:
+            parser.error(f"--{err}")
     shots = {s.shot_id: s for s in tracking.load(args.data)}
     unknown = sorted(set(args.shot or []) - set(shots))
     if unknown:
