@@ -51,6 +51,7 @@ from agents.base import (
 from agents.geometric import line_set, lines_batch
 from agents.play import net_points
 from agents.random_agent import shots_from_uniform
+from agents.screen import screen_keys
 from rules import GameState, PinState, Rules, referee_batch
 from rules.state import RED_CAROM
 
@@ -68,7 +69,9 @@ class SearchConfig:
     noise: execution-noise scale assumed while planning (0: plan for exact execution).
     refine_parents, refine_children, refine_trials: round 2 (0 parents: no round 2;
     refine_trials None: the same as trials).  position_weight: weight of the next-shot term.
-    lanes: simulation lanes (``physics.simulate_batch``).
+    lanes: simulation lanes (``physics.simulate_batch``).  screen: under noise, strikes proposed
+    and simulated once as aimed before round 1, which plays the ``candidates`` of them the screen
+    ranks first (``agents.screen``); 0: no screen, round 1 plays the proposal itself.
     """
 
     candidates: int = 1024
@@ -81,6 +84,7 @@ class SearchConfig:
     refine_trials: int | None = None
     position_weight: float = 0.0
     lanes: int = DEFAULT_LANES
+    screen: int = 0
 
     def __post_init__(self):
         if self.candidates < 1 or self.trials < 1 or self.seeds < 0:
@@ -95,6 +99,9 @@ class SearchConfig:
             raise ValueError("refine_children must be >= 1 (the parent itself)")
         if self.refine_trials is not None and self.refine_trials < 1:
             raise ValueError("refine_trials must be >= 1")
+        if self.screen and (self.screen < self.candidates or self.noise == 0):
+            raise ValueError(f"screen must be 0 or, under noise, at least candidates ({self.candidates}); "
+                             f"got {self.screen} with noise {self.noise}")
         if self.noise == 0 and max(self.trials, self.round2_trials) > 1:
             raise ValueError("without noise every trial of a candidate is the same shot: use trials=1 "
                              "(and refine_trials=1), or set noise > 0")
@@ -104,13 +111,20 @@ class SearchConfig:
         return self.trials if self.refine_trials is None else self.refine_trials
 
     @property
+    def proposed(self) -> int:
+        """Strikes proposed per decision: the screen's, or round 1's."""
+        return self.screen or self.candidates
+
+    @property
     def budget(self) -> int:
         """Simulated shots per decision."""
         second = self.refine_parents * self.refine_children * self.round2_trials
-        return self.candidates * self.trials + second
+        return self.screen + self.candidates * self.trials + second
 
     def describe(self) -> str:
         text = f"{self.candidates} x {self.trials}"
+        if self.screen:
+            text = f"{self.screen} + {text}"
         if self.refine_parents:
             text += f" + {self.refine_parents} x {self.refine_children} x {self.round2_trials}"
         return f"{text} = {self.budget} simulated shots"
@@ -269,6 +283,25 @@ def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfi
     return values.reshape(S, N, trials)
 
 
+def screened(rules, states, params, shots, cfg: SearchConfig, leave=None) -> physics.Shot:
+    """(S, cfg.candidates) of the proposed ``shots`` (S, cfg.screen): each simulated once as aimed
+    and judged as the search judges, the ``candidates`` ranked first by ``agents.screen.screen_keys``
+    (those that score, hardest to miss first; then the proposal's order)."""
+    exact = dataclasses.replace(cfg, noise=0.0, trials=1, refine_trials=1, screen=0)
+    no_keys = jnp.zeros((shots.V0.shape[0], 2), jnp.uint32)  # exact plays draw no noise
+    rep, results = simulate_candidates(rules, states, params, shots, no_keys, 1, exact)
+    cushions = geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
+    return _screen_top(rules, rep, results, params, shots, leave, cfg, cushions)
+
+
+@functools.partial(jax.jit, static_argnames=("cfg", "cushions"))
+def _screen_top(rules, rep, results, params, shots, leave, cfg: SearchConfig, cushions: int):
+    values = _judge(rules, rep, results, params, float(cfg.position_weight), cushions, leave)
+    keys = screen_keys(values, results, rep.cue_ball).reshape(shots.V0.shape)
+    _, top = jax.lax.top_k(keys, cfg.candidates)
+    return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, top, -1), shots)
+
+
 # --- round 2: refinement, and the choice -----------------------------------------------------
 
 @functools.partial(jax.jit, static_argnames=("cfg",))
@@ -342,6 +375,8 @@ class SearchAgent(Planner):
         k_cand, k_play1, k_child, k_play2 = (split[:, i] for i in range(4))
         shots = self.propose(rules, states, params, k_cand)
         leave = None if self.leave is None else self.leave.net
+        if cfg.screen:
+            shots = screened(rules, states, params, shots, cfg, leave)
         values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg, leave)
         if cfg.refine_parents:
             shots = _children(shots, values, k_child, params, cfg)
@@ -349,10 +384,11 @@ class SearchAgent(Planner):
         return _choose(shots, values, cfg)
 
     def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        """(S, candidates) round-1 candidates, one key per state: around the best geometric lines,
-        and random (``round1``). Subclasses draw them otherwise (``agents.guided``)."""
-        best = best_lines(rules, states, params, self.config.seeds)
-        return round1(best, params, keys, self.config)
+        """(S, proposed) strikes for the screen or round 1, one key per state: around the best
+        geometric lines, and random (``round1``). Subclasses draw them otherwise (``agents.guided``)."""
+        cfg = self.config
+        best = best_lines(rules, states, params, cfg.seeds)
+        return round1(best, params, keys, dataclasses.replace(cfg, candidates=cfg.proposed, screen=0))
 
     def __repr__(self):
         leave = "" if self.leave is None else f", leave={self.leave!r}"

@@ -236,11 +236,13 @@ def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
 # --- the guided search -------------------------------------------------------------------------
 
 def test_the_guided_budget_splits_into_the_searchs_rounds():
-    cfg = guided_config(1024, 1.0)
-    assert (cfg.candidates, cfg.trials, cfg.refine_parents, cfg.refine_children, cfg.round2_trials) == (64, 8, 8, 8, 8)
+    cfg = guided_config(1024, 1.0)  # under noise: a half screened, a quarter to each round
+    assert (cfg.screen, cfg.candidates, cfg.trials, cfg.refine_parents, cfg.refine_children,
+            cfg.round2_trials) == (512, 32, 8, 4, 8, 8)
     assert cfg.budget == 1024 and cfg.noise == 1.0
     full, search = guided_config(8192, 1.0), SearchAgent.for_noise().config
-    assert full.budget == search.budget == 8192 and full.describe() == search.describe()
+    assert full.budget == search.budget == 8192
+    assert full.describe() == "4096 + 256 x 8 + 16 x 16 x 8 = 8192 simulated shots"
     exact = guided_config(256, 0.0)
     assert (exact.candidates, exact.trials, exact.refine_parents, exact.refine_children) == (128, 1, 16, 8)
     assert all(guided_config(n, 1.0).budget == n for n in BUDGETS)
@@ -258,9 +260,10 @@ def test_the_guided_spec_takes_a_budget_it_can_split_and_the_disciplines_model()
         parse_agent_spec("guided:trials=4")
     agent = make_agent("guided", 1.0, discipline="three_cushion")
     assert isinstance(agent, GuidedAgent) and agent.meta["plays_for"] == 1.0 and not agent.rolling
-    assert agent_budget(agent) == "132 strikes rated, 48 + 16 explored: 64 x 8 + 8 x 8 x 8 = 1024 simulated shots"
+    assert agent_budget(agent) == ("132 strikes rated, 132 + 380 explored: "
+                                   "512 + 32 x 8 + 4 x 8 x 8 = 1024 simulated shots")
     wide = make_agent("guided:shots=8192,explore=0.5,position_weight=0.2", 1.0, discipline="three_cushion")
-    assert wide.config.budget == 8192 and wide.split() == (132, 380) and wide.config.position_weight == 0.2
+    assert wide.config.budget == 8192 and wide.split() == (132, 3964) and wide.config.position_weight == 0.2
     assert make_agent("guided:shots=256", discipline="three_cushion").config.trials == 1  # exact play
     with pytest.raises(AgentSpecError, match="explore must be in"):
         make_agent("guided:explore=2", 1.0, discipline="three_cushion")
