@@ -2,10 +2,12 @@
 shots are drawn.
 
 1. Each agent (random, geometric aim, the trained PPO policy shipped in ``docs/models`` when
-   stable-baselines3 is installed, and the search over simulated shots) plays ``--innings``
-   innings from random legal layouts under the standard execution noise: it shoots until it
-   misses (``experiments.evaluate``). Reported: points per inning (the game's own average),
-   success and foul rates per shot, with 95 % intervals, and the seconds per decision.
+   stable-baselines3 is installed, the shipped success model's policy, which simulates nothing,
+   the search guided by that model, and the search over simulated shots; both searches plan
+   8,192 simulated shots per decision) plays ``--innings`` innings from random legal layouts
+   under the standard execution noise: it shoots until it misses (``experiments.evaluate``).
+   Reported: points per inning (the game's own average), success and foul rates per shot, with
+   95 % intervals, and the seconds per decision.
 2. The search agent plays one shot from each of ``--layouts`` random layouts and the starting
    position; the best are drawn with their ball paths and the referee's call
    (``experiments.gallery``).
@@ -13,7 +15,7 @@ shots are drawn.
 Writes under ``--out``: ``README.md`` (the table and the pictures), ``summary.csv``,
 ``innings.csv``, ``shots.csv``, ``summary.json``, ``evaluate.png`` and the gallery under
 ``gallery/`` (its pictures and ``view.html``, the shots in the interactive viewer). About 5
-minutes on a 2-core CPU, most of it compiling and the search's planning.
+minutes on a 2-core CPU, most of it compiling and the searches' planning.
 
     python -m experiments.demo
     python -m experiments.demo --innings 10 --layouts 4     # quicker
@@ -42,11 +44,16 @@ def agent_specs(learned: bool) -> list[str]:
     specs = ["random", "geometric"]
     if learned and os.path.exists(MODEL) and importlib.util.find_spec("stable_baselines3") is not None:
         specs.append(f"learned:{os.path.relpath(MODEL)}")
-    return specs + ["search"]
+    return specs + ["policy", GUIDED, "search"]
+
+
+GUIDED = "guided:shots=8192"  # the search's own budget
 
 
 def label(row) -> str:
-    return "learned (PPO)" if row["agent"].startswith("learned:") else row["agent"]
+    if row["agent"].startswith("learned:"):
+        return "learned (PPO)"
+    return "guided" if row["agent"] == GUIDED else row["agent"]
 
 
 def table(rows) -> list[str]:

@@ -500,7 +500,7 @@ def _bars(ax, labels, values, lows, highs, colour=None, offset=0.0, width=0.8, l
     x = np.arange(len(labels)) + offset
     ax.bar(x, values, width, yerr=err, capsize=3, color=colour, label=label)
     ax.set_xticks(np.arange(len(labels)))
-    ax.set_xticklabels([_short(s) for s in labels], fontsize=8, rotation=15)
+    ax.set_xticklabels([_short(s) for s in labels], fontsize=8, rotation=30, ha="right")
 
 
 def _short(label: str, width: int = 26) -> str:

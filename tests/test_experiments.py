@@ -317,7 +317,8 @@ def test_demo_lists_its_agents_and_writes_its_table(tmp_path):
 
     specs = demo.agent_specs(learned=True)
     assert specs[:2] == ["random", "geometric"] and specs[-1] == "search"
-    assert demo.agent_specs(learned=False) == ["random", "geometric", "search"]
+    assert demo.agent_specs(learned=False) == ["random", "geometric", "policy", "guided:shots=8192", "search"]
+    assert demo.label(dict(agent="guided:shots=8192")) == "guided"
     for spec in specs:
         parse_agent_spec(spec)  # every spec the demo uses is valid
     row = dict(agent=specs[-1], points_per_inning=2.5, points_low=1.5, points_high=3.5, success_rate=0.7,
