@@ -113,3 +113,10 @@ def test_the_screen_keeps_the_strikes_that_score_as_aimed_hardest_to_miss_first(
         assert scorers > 0  # these layouts have strikes that score as aimed
         assert np.sum(kept_values[s] > 0) == min(8, scorers)
         assert np.all(np.diff((kept_values[s] > 0).astype(int)) <= 0)  # scorers first
+
+
+def test_the_search_spec_takes_the_screen_as_the_readme_shows():
+    from experiments.common import make_agent
+
+    agent = make_agent("search:screen=4096,candidates=256,refine_children=16", 1.0)
+    assert agent.config.describe() == "4096 + 256 x 8 + 16 x 16 x 8 = 8192 simulated shots"
