@@ -7,6 +7,9 @@ One decision, for each game state of a batch:
    factor, tip offset redrawn on the disc of radius 0.5 R or nudged), plus a ``random_fraction``
    of shots drawn like the random agent's (``SearchAgent.propose``; ``agents.guided`` proposes
    the strikes a learned success model rates highest instead).
+   Under noise, an exact screen may come first (``screen`` > 0 strikes proposed): each is
+   simulated once as aimed, and round 1 keeps the ``candidates`` that ``agents.screen`` ranks
+   first (those that score as aimed, the ones whose carom is hardest to miss first).
 2. Every candidate is played ``trials`` times, with the standard execution noise times
    ``noise`` (docs/physics.md section 6; the same noise draws for every candidate, which makes the
    comparison between candidates fairer), in ONE call of ``physics.simulate_batch``, and every
@@ -27,8 +30,8 @@ One decision, for each game state of a batch:
    batched and a single simulation). Without refinement: the best round-1 mean.
 
 Everything is seeded by the key: the same key gives the same shot. The budget of a decision is
-``candidates x trials + refine_parents x refine_children x refine_trials`` simulated shots; when
-both rounds have the same size the simulation compiles once.
+``screen + candidates x trials + refine_parents x refine_children x refine_trials`` simulated
+shots; when both rounds have the same size the simulation compiles once.
 """
 from __future__ import annotations
 
