@@ -36,9 +36,10 @@ Seed 0's interval for the default: [64.4, 76.8]. At 8192 shots per decision (409
 2.33 [1.88, 2.85] points per inning, 70.2 % per shot, 0.06 s per decision; at 8192 with the
 leave value (``guided:shots=8192,leave=value``), 5.04 [4.26, 5.79], a paired difference of
 +0.72 [-0.18, 1.62] on the same innings. On seed 1's innings at 8192: 4.59 [3.87, 5.32], against
-the search's 3.29 [2.65, 3.93], a paired +1.30 [0.36, 2.24]. In the Hungarian game (``--discipline hungarian_1000``,
-seed 0's 200 layouts, one shot each, 1024 shots per decision): 59.9 [54.4, 65.1] net points per
-shot, against 43.9 [38.0, 49.5] without the screen (the search at 8192: 62).
+the search's 3.29 [2.65, 3.93], a paired +1.30 [0.36, 2.24]. In the Hungarian game
+(``--discipline hungarian_1000``, seed 0's 200 layouts, one shot each, 1024 shots per decision):
+59.9 [54.4, 65.1] net points per shot, against 43.9 [38.0, 49.5] without the screen (the search
+at 8192: 62).
 
 The screen finds what the noisy trials were spent looking for: on 200 other random layouts, 768
 strikes per layout (the grid and 636 exploring) held 56 that score as aimed, and the best of them
@@ -129,11 +130,10 @@ def guided_config(shots: int, noise: float, **options) -> SearchConfig:
         split = dict(screen=shots // 2, candidates=candidates, trials=TRIALS, refine_parents=parents,
                      refine_children=shots // (4 * TRIALS * parents), refine_trials=TRIALS, noise=noise)
         return SearchConfig(**{**split, **options})
-    trials = 1
-    candidates = shots // (2 * trials)
+    candidates = shots // 2  # exact: one play per candidate, no screen
     parents = min(MAX_PARENTS, candidates // 8)
-    split = dict(candidates=candidates, trials=trials, refine_parents=parents,
-                 refine_children=candidates // parents, refine_trials=trials, noise=noise)
+    split = dict(candidates=candidates, trials=1, refine_parents=parents,
+                 refine_children=candidates // parents, refine_trials=1, noise=noise)
     return SearchConfig(**{**split, **options})
 
 

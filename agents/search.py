@@ -281,9 +281,13 @@ def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfi
     keys (S, 2)."""
     S, N = shots.V0.shape
     rep, results = simulate_candidates(rules, states, params, shots, keys, trials, cfg)
-    cushions = geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
-    values = _judge(rules, rep, results, params, float(cfg.position_weight), cushions, leave)
+    values = _judge(rules, rep, results, params, float(cfg.position_weight), _position_cushions(rules, cfg), leave)
     return values.reshape(S, N, trials)
+
+
+def _position_cushions(rules, cfg: SearchConfig) -> int:
+    """The cushions of the line table behind the position term (``_judge``), 0 without one."""
+    return geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
 
 
 def screened(rules, states, params, shots, cfg: SearchConfig, leave=None) -> physics.Shot:
@@ -293,8 +297,7 @@ def screened(rules, states, params, shots, cfg: SearchConfig, leave=None) -> phy
     exact = dataclasses.replace(cfg, noise=0.0, trials=1, refine_trials=1, screen=0)
     no_keys = jnp.zeros((shots.V0.shape[0], 2), jnp.uint32)  # exact plays draw no noise
     rep, results = simulate_candidates(rules, states, params, shots, no_keys, 1, exact)
-    cushions = geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
-    return _screen_top(rules, rep, results, params, shots, leave, cfg, cushions)
+    return _screen_top(rules, rep, results, params, shots, leave, cfg, _position_cushions(rules, cfg))
 
 
 @functools.partial(jax.jit, static_argnames=("cfg", "cushions"))

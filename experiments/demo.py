@@ -39,15 +39,15 @@ COLUMNS = (("agent", "agent"), ("points per inning", "points_per_inning"), ("suc
            ("s per decision", "seconds_per_decision"))
 
 
+GUIDED = "guided:shots=8192"  # the guided search at the search's own budget
+
+
 def agent_specs(learned: bool) -> list[str]:
     """The agents of the demonstration; the learned one only if it can be loaded here."""
     specs = ["random", "geometric"]
     if learned and os.path.exists(MODEL) and importlib.util.find_spec("stable_baselines3") is not None:
         specs.append(f"learned:{os.path.relpath(MODEL)}")
     return specs + ["policy", GUIDED, "search"]
-
-
-GUIDED = "guided:shots=8192"  # the search's own budget
 
 
 def label(row) -> str:
