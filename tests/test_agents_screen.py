@@ -115,8 +115,12 @@ def test_the_screen_keeps_the_strikes_that_score_as_aimed_hardest_to_miss_first(
         assert np.all(np.diff((kept_values[s] > 0).astype(int)) <= 0)  # scorers first
 
 
-def test_the_search_spec_takes_the_screen_as_the_readme_shows():
+def test_the_search_under_noise_screens_by_default_and_the_spec_turns_it_off():
     from experiments.common import make_agent
 
-    agent = make_agent("search:screen=4096,candidates=256,refine_children=16", 1.0)
+    agent = make_agent("search", 1.0)
+    assert agent.config == SearchAgent.for_noise(1.0).config
     assert agent.config.describe() == "4096 + 256 x 8 + 16 x 16 x 8 = 8192 simulated shots"
+    earlier = make_agent("search:screen=0,candidates=512,refine_children=32", 1.0)  # the split before the screen
+    assert earlier.config.describe() == "512 x 8 + 16 x 32 x 8 = 8192 simulated shots"
+    assert make_agent("search", 0.0).config.screen == 0  # exact play has nothing to screen

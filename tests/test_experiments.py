@@ -22,7 +22,7 @@ from experiments.common import (
 )
 
 BATCH = 8
-SEARCH = "search:candidates=1,trials=1,refine_parents=0,seeds=1"
+SEARCH = "search:candidates=1,trials=1,refine_parents=0,seeds=1,screen=0"  # small; no screen (exact in the gallery)
 SMALL = ["--batch", str(BATCH), "--search-shots", str(BATCH), "--no-progress"]
 
 
