@@ -128,7 +128,7 @@ def normal_from_uniform(u):
 # the one at which the search agent (``SearchAgent.for_noise``) makes the three-cushion points per
 # inning of published general averages of players of that level (docs/physics.md section 6,
 # "Player profiles": the sources, the ranges and the calibration run).
-NOISE_PROFILES = {"exact": 0.0, "standard": 1.0, "world_class": 1.7, "master": 2.1, "club": 2.6, "beginner": 5.5}
+NOISE_PROFILES = {"exact": 0.0, "standard": 1.0, "world_class": 2.1, "master": 3.2, "club": 4.9, "beginner": 14.0}
 
 
 def noise_scale(value) -> float:
