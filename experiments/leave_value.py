@@ -7,10 +7,12 @@ Two stages, the first cached under ``--out``:
   taken from the layouts that earlier chunks' best candidates left when the shooter played on
   (mid-run layouts, with the run's counters: they are the layouts the value is asked about). For
   each state the search's own proposal (``SearchAgent.propose``: perturbed geometric lines and
-  random strikes, ``--candidates``) is played ``--trials`` times under the execution noise
-  ``--noise`` (``agents.search.simulate_candidates``) and judged by the referee. Kept per state:
-  its features, and for the ``--top`` candidates with the most points, per play, the net points,
-  whether the shooter plays on, and the features of the layout left.
+  random strikes, ``--candidates``; with ``--screen N``, the ``--candidates`` that the exact screen
+  keeps of N proposed, as the search under noise plays them, ``agents.search.screened``) is played
+  ``--trials`` times under the execution noise ``--noise`` (``agents.search.simulate_candidates``)
+  and judged by the referee. Kept per state: its features, and for the ``--top`` candidates with
+  the most points, per play, the net points, whether the shooter plays on, and the features of
+  the layout left.
 * fit: V_0 = 0, and V_k+1 is an MLP fitted (mean squared error, Adam) to the targets
   y_k(s) = max over candidates c of mean over plays of [points + plays_on * V_k(layout left)],
   ``--iterations`` times, each fit starting from the last. The max over noisy means is taken
@@ -47,7 +49,7 @@ from agents.layouts import random_states_for
 from agents.leave import FEATURES, features_batch, save_value
 from agents.play import net_points
 from agents.policy import MODELS_DIR
-from agents.search import SearchAgent, SearchConfig, simulate_candidates
+from agents.search import SearchAgent, SearchConfig, screened, simulate_candidates
 from agents.success import mlp_apply, mlp_init
 from experiments.common import NOISE_HELP, machine_info, noise_arg, setup
 from experiments.evaluate import SEARCH_SHOTS, to_host
@@ -56,9 +58,10 @@ from experiments.success_model import fit as fit_net
 SIZES = (FEATURES, 128, 128, 1)
 
 
-def data_config(candidates: int, trials: int, noise: float) -> SearchConfig:
-    """The search settings whose proposal and plays make the data (round 1 only)."""
-    return SearchConfig(candidates=candidates, trials=trials, noise=noise, refine_parents=0)
+def data_config(candidates: int, trials: int, noise: float, screen: int = 0) -> SearchConfig:
+    """The search settings whose proposal and plays make the data (round 1 only; with ``screen``,
+    the candidates are the ones the exact screen keeps of that many proposed, as the search's)."""
+    return SearchConfig(candidates=candidates, trials=trials, noise=noise, refine_parents=0, screen=screen)
 
 
 @functools.partial(jax.jit, static_argnames=("shape", "top"))
@@ -99,6 +102,8 @@ def generate(game, params, n_states: int, cfg: SearchConfig, top: int, seed: int
             states = jax.tree_util.tree_map(lambda r, x, n=n_left: jnp.concatenate([jnp.asarray(x), r[n:]]),
                                             states, left)
         shots = agent.propose(game, states, params, jax.random.split(k_prop, per_call))
+        if cfg.screen:  # the candidates the search itself plays under noise (agents.search.screened)
+            shots = screened(game, states, params, shots, cfg)
         rep, results = simulate_candidates(game, states, params, shots, jax.random.split(k_play, per_call),
                                            cfg.trials, cfg)
         points, on, feats, left, has = _summarise(game, rep, results, params,
@@ -194,6 +199,9 @@ def build_parser():
     parser.add_argument("--states", type=int, default=4096, help="game states valued")
     parser.add_argument("--candidates", type=int, default=128, help="strikes of the search's proposal per state")
     parser.add_argument("--trials", type=int, default=8, help="noisy plays per strike (even: the double estimator)")
+    parser.add_argument("--screen", type=int, default=0,
+                        help="strikes proposed and screened as aimed, of which the --candidates kept are played "
+                             "(0: the proposal is played; the search under noise screens 4096)")
     parser.add_argument("--top", type=int, default=16, help="candidates kept per state (most points first)")
     parser.add_argument("--noise", type=noise_arg, default=1.0, help=NOISE_HELP + " (default 1)")
     parser.add_argument("--iterations", type=int, default=12, help="fitted value iterations")
@@ -217,7 +225,9 @@ def main(argv=None):
         raise SystemExit("--noise must be > 0: the value is learned from noisy plays")
     progress = not args.no_progress
     game, params = setup(args.discipline)
-    cfg = data_config(args.candidates, args.trials, args.noise)
+    if args.screen and args.screen < args.candidates:
+        raise SystemExit(f"--screen must be 0 or at least --candidates ({args.candidates}), got {args.screen}")
+    cfg = data_config(args.candidates, args.trials, args.noise, args.screen)
     os.makedirs(args.out, exist_ok=True)
     data_path = os.path.join(args.out, "data.npz")
     t0 = time.perf_counter()

@@ -119,7 +119,7 @@ def test_the_training_command_writes_its_data_report_and_curve(tmp_path):
     from experiments import leave_value
 
     argv = ["--discipline", "balkline_47_2", "--states", "16", "--candidates", "16", "--trials", "2", "--top", "4",
-            "--iterations", "2", "--epochs", "2", "--out", str(tmp_path), "--no-progress"]
+            "--screen", "32", "--iterations", "2", "--epochs", "2", "--out", str(tmp_path), "--no-progress"]
     leave_value.main(argv)
     for name in ("data.npz", "net.npz", "fit.json", "curve.png"):
         assert (tmp_path / name).stat().st_size > 0, name
@@ -131,6 +131,8 @@ def test_the_training_command_writes_its_data_report_and_curve(tmp_path):
     first, second = report["history"]
     assert 0.0 <= first["mean_target"] <= 1.0  # V_0 = 0: the best candidate's share of scoring plays
     assert second["iteration"] == 2 and np.isfinite(second["heldout_mse"])
-    for bad, words in ((["--trials", "3"], "--trials must be even"), (["--top", "17"], "--top must be in")):
+    assert report["data_config"] == "32 + 16 x 2 = 64 simulated shots"  # the screen's 32, then 16 played twice
+    for bad, words in ((["--trials", "3"], "--trials must be even"), (["--top", "17"], "--top must be in"),
+                       (["--screen", "8"], "--screen must be 0 or at least --candidates")):
         with pytest.raises(SystemExit, match=words):
             leave_value.main(argv + bad)
