@@ -36,8 +36,9 @@ Seed 0's interval for the default: [64.4, 76.8]. At 8192 shots per decision (409
 2.33 [1.88, 2.85] points per inning, 70.2 % per shot, 0.06 s per decision; at 8192 with the
 leave value (``guided:shots=8192,leave=value``), 5.04 [4.26, 5.79], a paired difference of
 +0.72 [-0.18, 1.62] on the same innings, with the value fitted before the screen; with the one
-shipped now (fitted on the screened search's candidates), 4.66 [3.91, 5.36], +0.34 [-0.53, 1.21]. On seed 1's innings at 8192: 4.59 [3.87, 5.32], against
-the search's 3.29 [2.65, 3.93], a paired +1.30 [0.36, 2.24]. In the Hungarian game
+shipped now (fitted on the screened search's candidates), 4.66 [3.91, 5.36], +0.34 [-0.53,
+1.21]. On seed 1's innings at 8192: 4.59 [3.87, 5.32], against the search's 3.29 [2.65, 3.93], a
+paired +1.30 [0.36, 2.24]. In the Hungarian game
 (``--discipline hungarian_1000``, seed 0's 200 layouts, one shot each, 1024 shots per decision):
 59.9 [54.4, 65.1] net points per shot, against 43.9 [38.0, 49.5] without the screen (the search
 at 8192: 62).
