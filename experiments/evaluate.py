@@ -33,7 +33,11 @@ and judged by the referee. Per agent:
   padding rows included; the first call of each kind of rules (family and cushions required)
   compiles, is timed apart and repeated);
 * games: winner, game length in innings (the most innings either player began), the general
-  average (points over innings) per agent, with intervals.
+  average (points over innings) per agent, with intervals;
+* paired differences (two agents or more, innings): each agent's points and net points per
+  inning minus the first agent's, inning by inning on the same layout and noise draws, mean and
+  95 % interval (``paired_differences``). Far narrower than the two agents' own intervals, since
+  the layouts' spread cancels: the fair test of whether one agent makes more points than another.
 
 All unfinished innings (or games) are planned together each round: ``plan_batch`` calls of a
 fixed size (search: chunks of at most ``--search-shots`` simulated shots per call), then the
@@ -44,8 +48,8 @@ deterministic, and every agent (and every rule setting) meets the same layouts a
 noise draws, shot for shot (common random numbers, for fairer comparisons).
 
 Writes under ``--out``: ``summary.csv`` (one row per agent), ``innings.csv``, ``shots.csv``,
-``games.csv`` and ``games_summary.csv`` (with ``--games``), ``summary.json``, ``evaluate.png``
-(and ``games.png``).
+``paired.csv`` (with two agents or more), ``games.csv`` and ``games_summary.csv`` (with
+``--games``), ``summary.json``, ``evaluate.png`` (and ``games.png``).
 
     python -m experiments.evaluate --discipline three_cushion --agents random geometric search
     python -m experiments.evaluate --discipline three_cushion --agents search guided:shots=1024 \\
@@ -83,7 +87,7 @@ from billiards_env.runner import Runner
 from physics.execution import MAX_ELEVATION
 from experiments.common import (
     NOISE_HELP, SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
-    noise_arg, parse_agent_spec, ratio_ci, setup, use_compilation_cache, wilson, write_csv,
+    mean_ci, noise_arg, parse_agent_spec, ratio_ci, setup, use_compilation_cache, wilson, write_csv,
 )
 
 BATCH = 128  # rows per environment step (padded): one compiled step
@@ -394,6 +398,31 @@ def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0, 0), **
     return row
 
 
+def paired_differences(inning_rows) -> list[dict]:
+    """One row per agent after the first in ``inning_rows``: its points and net points per inning
+    minus the first agent's, inning by inning (the same layouts and noise draws: common random
+    numbers), mean and 95 % interval (``mean_ci``), and how many innings it made more or fewer
+    points. ValueError if the agents did not play the same innings."""
+    by_agent: dict[str, dict[int, dict]] = {}
+    for r in inning_rows:
+        by_agent.setdefault(r["agent"], {})[int(r["inning"])] = r
+    if len(by_agent) < 2:
+        return []
+    (first, base), *others = by_agent.items()
+    rows = []
+    for agent, mine in others:
+        if mine.keys() != base.keys():
+            raise ValueError(f"{agent!r} and {first!r} did not play the same innings: no paired difference")
+        order = sorted(base)
+        d = np.array([mine[i]["points"] - base[i]["points"] for i in order], float)
+        dn = np.array([mine[i]["net_points"] - base[i]["net_points"] for i in order], float)
+        pts, net = mean_ci(d), mean_ci(dn)
+        rows.append(dict(agent=agent, against=first, innings=len(order), points_difference=pts[0],
+                         points_low=pts[1], points_high=pts[2], net_difference=net[0], net_low=net[1],
+                         net_high=net[2], more=int(np.sum(d > 0)), fewer=int(np.sum(d < 0))))
+    return rows
+
+
 # --- games -------------------------------------------------------------------------------------
 
 def board_scores(game, states):
@@ -624,7 +653,7 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
              distance=None, max_game_shots=2000, rule_options=None, noise=DEFAULT_NOISE, batch=BATCH,
              search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None, calibration=None):
     """Run the evaluation; returns a dict of row lists (``summary``, ``innings``, ``shots``,
-    ``games``, ``games_summary``) and the settings. ``players`` may pass ready ``Player``s (by
+    ``paired``, ``games``, ``games_summary``) and the settings. ``players`` may pass ready ``Player``s (by
     label) to reuse their compiled functions and timing. ``calibration``: the physics' named
     parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
     options = dict(rule_options or {})
@@ -667,6 +696,7 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
             out["game_innings"] += i_rows
             out["games_summary"] += summary
             out["shots"] += s_rows
+    out["paired"] = paired_differences(out["innings"])
     out["settings"] = dict(discipline=discipline, agents=[p.label for p in evaluated],
                            opponent=rival.label if rival else None, rule_options=options,
                            distance=int(games_rules.distance), noise=noise, innings=innings, start=start,
@@ -682,10 +712,13 @@ def write_results(out_dir, result, seconds, name="evaluate"):
     write_csv(os.path.join(out_dir, "summary.csv"), result["summary"])
     write_csv(os.path.join(out_dir, "innings.csv"), result["innings"] + result["game_innings"])
     write_csv(os.path.join(out_dir, "shots.csv"), result["shots"])
+    if result.get("paired"):
+        write_csv(os.path.join(out_dir, "paired.csv"), result["paired"])
     write_csv(os.path.join(out_dir, "games.csv"), result["games"])
     write_csv(os.path.join(out_dir, "games_summary.csv"), result["games_summary"])
     settings = result["settings"]
-    summary = dict(settings=settings, summary=result["summary"], games_summary=result["games_summary"],
+    summary = dict(settings=settings, summary=result["summary"], paired=result.get("paired", []),
+                   games_summary=result["games_summary"],
                    games=result["games"], execution_noise_std=ExecutionNoise(settings["noise"]).describe(),
                    machine=machine_info(), seconds=seconds)
     with open(os.path.join(out_dir, "summary.json"), "w") as f:
@@ -731,6 +764,10 @@ def main(argv=None):
         print(f"{r['agent']}: {r['points_per_inning']:.2f} points per inning [{r['points_low']:.2f}, "
               f"{r['points_high']:.2f}], success {r['success_rate']:.3f}, fouls {r['foul_rate']:.3f}, "
               f"{r['shots_per_inning']:.2f} shots per inning, {r['seconds_per_decision']:.3g} s per decision")
+    for r in result["paired"]:
+        print(f"paired, {r['agent']} - {r['against']}: {r['points_difference']:+.2f} points per inning "
+              f"[{r['points_low']:+.2f}, {r['points_high']:+.2f}] over the same {r['innings']} innings "
+              f"(more in {r['more']}, fewer in {r['fewer']})")
     for r in result["games_summary"]:
         print(f"games {r['evaluated']} ({r['agent']}): {r['finished']}/{r['games']} finished, "
               f"{r['length_innings']:.1f} innings, general average {r['general_average']:.2f}, wins {r['wins']}")

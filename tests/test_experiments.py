@@ -96,6 +96,27 @@ def test_evaluate_reports_intervals_inside_the_range_for_0_of_n_innings():
     assert 0.0 < row["points_low"] < 2.0 < row["points_high"] and row["shots_low"] >= 1.0
 
 
+def test_paired_differences_are_taken_inning_by_inning_against_the_first_agent():
+    from experiments.evaluate import paired_differences
+
+    base = [3, 0, 5, 1, 2, 0]
+    other = [4, 0, 7, 1, 1, 2]  # +1, 0, +2, 0, -1, +2: mean 2/3, sample std sqrt(1.4667)
+    rows = [dict(agent="a", inning=i, points=p, net_points=p) for i, p in enumerate(base)]
+    rows += [dict(agent="b", inning=i, points=p, net_points=p - 10 * (i == 0)) for i, p in enumerate(other)]
+    (row,) = paired_differences(rows)
+    half = 1.96 * np.sqrt(np.var(np.subtract(other, base), ddof=1) / 6)
+    assert (row["agent"], row["against"], row["innings"], row["more"], row["fewer"]) == ("b", "a", 6, 3, 1)
+    assert np.isclose(row["points_difference"], 4 / 6)
+    assert np.isclose(row["points_low"], 4 / 6 - half) and np.isclose(row["points_high"], 4 / 6 + half)
+    assert np.isclose(row["net_difference"], (4 - 10) / 6)
+    shuffled = rows[6:][::-1] + rows[:6]  # the order of the rows does not matter, the inning does
+    assert paired_differences(shuffled)[0]["against"] == "b"  # the first agent seen is the reference
+    assert np.isclose(paired_differences(rows[:6] + rows[6:][::-1])[0]["points_difference"], 4 / 6)
+    assert paired_differences(rows[:6]) == []  # one agent: nothing to pair
+    with pytest.raises(ValueError, match="same innings"):
+        paired_differences(rows[:6] + rows[7:])
+
+
 def test_the_evaluation_environment_takes_every_playable_shot_as_an_action():
     # the environment's default speeds stop at 8 m/s and its tip disc at 0.5 R, and the geometric
     # agent plans faster shots: the evaluation's actions span what a cue plays, so the planned
@@ -209,10 +230,15 @@ def test_evaluate_innings_and_games(tmp_path):
     agents = ["random", "geometric", SEARCH]
     evaluate.main(["--discipline", "three_cushion", "--agents", *agents, "--innings", "6", "--max-shots", "3",
                    "--games", "2", "--distance", "2", "--max-game-shots", "10", "--out", str(out), *SMALL])
-    for name in ("summary.csv", "innings.csv", "shots.csv", "games.csv", "games_summary.csv", "summary.json",
-                 "evaluate.png", "games.png"):
+    for name in ("summary.csv", "innings.csv", "shots.csv", "paired.csv", "games.csv", "games_summary.csv",
+                 "summary.json", "evaluate.png", "games.png"):
         assert (out / name).stat().st_size > 0, name
     summary = read_csv(out / "summary.csv")
+    paired = read_csv(out / "paired.csv")
+    assert [(r["agent"], r["against"]) for r in paired] == [(a, "random") for a in agents[1:]]
+    for r, s in zip(paired, summary[1:]):  # the mean difference is the difference of the means
+        assert np.isclose(float(r["points_difference"]),
+                          float(s["points_per_inning"]) - float(summary[0]["points_per_inning"]))
     assert [r["agent"] for r in summary] == agents
     for r in summary:
         assert int(r["innings"]) == 6
