@@ -653,9 +653,9 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
              distance=None, max_game_shots=2000, rule_options=None, noise=DEFAULT_NOISE, batch=BATCH,
              search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None, calibration=None):
     """Run the evaluation; returns a dict of row lists (``summary``, ``innings``, ``shots``,
-    ``paired``, ``games``, ``games_summary``) and the settings. ``players`` may pass ready ``Player``s (by
-    label) to reuse their compiled functions and timing. ``calibration``: the physics' named
-    parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
+    ``paired``, ``games``, ``games_summary``) and the settings. ``players`` may pass ready
+    ``Player``s (by label) to reuse their compiled functions and timing. ``calibration``: the
+    physics' named parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
     options = dict(rule_options or {})
     game, params = setup(discipline, calibration, **options)  # innings: the game's own distance
     if distance is not None:  # games only: a reduced distance
