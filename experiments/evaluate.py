@@ -712,12 +712,12 @@ def write_results(out_dir, result, seconds, name="evaluate"):
     write_csv(os.path.join(out_dir, "summary.csv"), result["summary"])
     write_csv(os.path.join(out_dir, "innings.csv"), result["innings"] + result["game_innings"])
     write_csv(os.path.join(out_dir, "shots.csv"), result["shots"])
-    if result.get("paired"):
+    if result["paired"]:
         write_csv(os.path.join(out_dir, "paired.csv"), result["paired"])
     write_csv(os.path.join(out_dir, "games.csv"), result["games"])
     write_csv(os.path.join(out_dir, "games_summary.csv"), result["games_summary"])
     settings = result["settings"]
-    summary = dict(settings=settings, summary=result["summary"], paired=result.get("paired", []),
+    summary = dict(settings=settings, summary=result["summary"], paired=result["paired"],
                    games_summary=result["games_summary"],
                    games=result["games"], execution_noise_std=ExecutionNoise(settings["noise"]).describe(),
                    machine=machine_info(), seconds=seconds)

@@ -109,8 +109,9 @@ def test_paired_differences_are_taken_inning_by_inning_against_the_first_agent()
     assert np.isclose(row["points_difference"], 4 / 6)
     assert np.isclose(row["points_low"], 4 / 6 - half) and np.isclose(row["points_high"], 4 / 6 + half)
     assert np.isclose(row["net_difference"], (4 - 10) / 6)
-    shuffled = rows[6:][::-1] + rows[:6]  # the order of the rows does not matter, the inning does
+    shuffled = rows[6:][::-1] + rows[:6]
     assert paired_differences(shuffled)[0]["against"] == "b"  # the first agent seen is the reference
+    # an agent's rows pair by their inning, whatever their order
     assert np.isclose(paired_differences(rows[:6] + rows[6:][::-1])[0]["points_difference"], 4 / 6)
     assert paired_differences(rows[:6]) == []  # one agent: nothing to pair
     with pytest.raises(ValueError, match="same innings"):
