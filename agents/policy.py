@@ -34,7 +34,9 @@ import os
 
 import rules
 from agents.learned import read_sidecar
-from agents.success import FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_target, read_layers, save_layers
+from agents.success import (
+    FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_outcomes, check_target, read_layers, save_layers,
+)
 
 SIDECAR_FORMAT = "carom-billiards success model"
 SIDECAR_VERSION = 1
@@ -91,16 +93,20 @@ def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ..
 
 
 def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, target: str = "score",
-               **meta) -> tuple[str, str]:
+               outcomes=None, **meta) -> tuple[str, str]:
     """Write ``net`` ([(W, b), ...]) ranking the grid of lines found with or without ``rolling``,
     for play under execution noise of scale ``noise``, its output of the kind ``target``
-    (``agents.success.TARGETS``), and its sidecar (``meta``: training data, commands, figures)."""
+    (``agents.success.TARGETS``; ``outcomes``: the class values of an outcome-class head,
+    ``agents.success.net_rating``), and its sidecar (``meta``: training data, commands, figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
     sizes = save_layers(net, npz_path)
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=FEATURES_VERSION, inputs=FEATURES,
                    discipline=discipline, target=check_target(target), plays_for=float(noise),
                    proposal=proposal_entry(rolling), sizes=sizes, **meta)
+    outcomes = check_outcomes(outcomes, target)
+    if outcomes is not None:  # only written for a class head: the sidecars of mean heads stay as they were
+        sidecar["outcomes"] = list(outcomes)
     with open(json_path, "w", encoding="utf-8") as f:
         json.dump(sidecar, f, indent=1)
     return npz_path, json_path
@@ -126,6 +132,10 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
         if meta.get(key) != value:
             raise ValueError(f"{json_path}: {key} is {meta.get(key)!r}, this build needs {value!r} "
                              f"(retrain with experiments.success_model)")
+    try:
+        check_outcomes(meta.get("outcomes"), meta["target"])
+    except ValueError as e:
+        raise ValueError(f"{json_path}: {e}") from None
     return read_layers(npz_path, meta.get("sizes")), meta
 
 
@@ -135,7 +145,8 @@ class PolicyAgent(SuccessAgent):
     name = "policy"
 
     def __init__(self, net, discipline: str, meta: dict):
-        super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"], target=meta["target"])
+        super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"], target=meta["target"],
+                         outcomes=meta.get("outcomes"))
         self.discipline = discipline
         self.meta = meta
 

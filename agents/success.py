@@ -5,7 +5,8 @@ the best geometric lines plus random strikes, ``agents.search``) but never simul
 
 * ``SuccessAgent`` ranks proposed strikes with a success model, an MLP estimating
   P(the shot scores | layout, strike), or in the Hungarian game the strike's expected net points
-  (``TARGETS``), and plays the one rated highest. The proposal is either
+  (``TARGETS``: one output, or a softmax over the few values a shot can be worth, ``net_rating``),
+  and plays the one rated highest. The proposal is either
   the search's (N strikes) or, better, a fixed grid of variations of the 12 best lines
   (``line_grid``: speed, draw/follow and side spin changed, the aim kept), whose strikes score
   about three times as often and so teach the model more per simulated shot.
@@ -229,21 +230,45 @@ def seeded_line(cfg: SearchConfig) -> jax.Array:
 
 # --- the success model's player ---------------------------------------------------------------
 
-@functools.partial(jax.jit, static_argnames=("target",))
-def ratings(net, states, shots, best, params, draws, target: str = "score") -> jax.Array:
+def check_outcomes(outcomes, target: str):
+    """``outcomes`` as a tuple of floats, or None: the net points of each class of an outcome-class
+    head (``net_rating``), only for a "net_points" model; ValueError otherwise."""
+    if outcomes is None:
+        return None
+    values = tuple(float(v) for v in outcomes)
+    if target != "net_points" or len(values) < 2 or len(set(values)) != len(values):
+        raise ValueError(f"outcomes: an outcome-class head needs the target 'net_points' and two distinct class "
+                         f"values or more; got target {target!r} and outcomes {list(outcomes)!r}")
+    return values
+
+
+def net_rating(out, target: str, outcomes=None) -> jax.Array:
+    """(...,) a rating from the network's output ``out`` (..., width): the probability that the
+    strike scores ("score": sigmoid of the one logit), or its expected net points over
+    ``NET_UNIT`` ("net_points"): the one output (a mean head, fitted by squared error), or with
+    ``outcomes`` (the net points of each class) the expectation under the softmax over the
+    classes (an outcome-class head, fitted by cross-entropy: a Hungarian shot ends in one of a few
+    values, docs/rules.md H-9, so the classes keep what a mean blurs)."""
+    if outcomes is not None:
+        return jax.nn.softmax(out, -1) @ (jnp.asarray(outcomes, jnp.float32) / NET_UNIT)
+    return jax.nn.sigmoid(out[..., 0]) if target == "score" else out[..., 0]
+
+
+@functools.partial(jax.jit, static_argnames=("target", "outcomes"))
+def ratings(net, states, shots, best, params, draws, target: str = "score", outcomes=None) -> jax.Array:
     """(S, N) the model's rating of each strike of ``shots`` (S, N), averaged over the
     execution-noise draws ``draws`` (K, 5) added to it (None: the strike as it is): the
     probability that it scores for a "score" model, the expected net points over ``NET_UNIT``
-    for a "net_points" one (``TARGETS``); ``best``: the layouts' best lines (``best_lines``),
-    which the features compare the strikes with."""
+    for a "net_points" one (``TARGETS``; ``outcomes``: the class values of an outcome-class head,
+    ``net_rating``); ``best``: the layouts' best lines (``best_lines``), which the features
+    compare the strikes with."""
     def one(positions, cue, shots_s, best_s):
         n, k = shots_s.V0.shape[0], 1 if draws is None else draws.shape[0]
         played = shots_s if draws is None else perturb(
             shot_from_array(jnp.broadcast_to(shot_array(shots_s)[:, None], (n, k, 5))), draws[None], params)
         flat = jax.tree_util.tree_map(lambda v: v.reshape(n * k), played)
         x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(flat)
-        out = mlp_apply(net, x)[:, 0]
-        return jnp.mean((jax.nn.sigmoid(out) if target == "score" else out).reshape(n, k), -1)
+        return jnp.mean(net_rating(mlp_apply(net, x), target, outcomes).reshape(n, k), -1)
 
     return jax.vmap(one)(states.positions, states.cue_ball, shots, best)
 
@@ -253,10 +278,10 @@ def chances(net, states, shots, best, params, draws) -> jax.Array:
     return ratings(net, states, shots, best, params, draws, "score")
 
 
-@functools.partial(jax.jit, static_argnames=("target",))
-def _rank(net, states, shots, best, params, draws, target: str = "score"):
+@functools.partial(jax.jit, static_argnames=("target", "outcomes"))
+def _rank(net, states, shots, best, params, draws, target: str = "score", outcomes=None):
     """The strike (fields (S,)) of ``shots`` (S, N) the model rates highest (``ratings``)."""
-    best = jnp.argmax(ratings(net, states, shots, best, params, draws, target), -1)
+    best = jnp.argmax(ratings(net, states, shots, best, params, draws, target, outcomes), -1)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
 
 
@@ -277,14 +302,20 @@ def with_lines(shots: physics.Shot, best) -> physics.Shot:
 
 class SuccessAgent(Planner):
     """Plays the proposed strike (or best geometric line) the success model rates highest: most
-    likely to score, or worth the most net points (``target``, one of ``TARGETS``)."""
+    likely to score, or worth the most net points (``target``, one of ``TARGETS``; ``outcomes``:
+    the class values of an outcome-class head, ``net_rating``)."""
 
     name = "success"
 
     def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False, noise: float = 0.0,
-                 samples: int = 0, rolling: bool = True, target: str = "score"):
+                 samples: int = 0, rolling: bool = True, target: str = "score", outcomes=None):
         self.net = net
         self.target = check_target(target)
+        self.outcomes = check_outcomes(outcomes, self.target)
+        width = int(np.shape(net[-1][0])[-1])
+        if width != (1 if self.outcomes is None else len(self.outcomes)):
+            raise ValueError(f"the network has {width} outputs; a {target!r} model needs "
+                             + ("one" if self.outcomes is None else f"{len(self.outcomes)}, one per outcome class"))
         self.grid = grid  # rank the grid of line variations (``line_grid``) instead of the search's proposal
         self.rolling = rolling  # grid: lines with the rolling model (``agents.geometric.lines_batch``)
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
@@ -305,7 +336,7 @@ class SuccessAgent(Planner):
         else:
             shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
         draws = noise_draws(params, self.noise, self.samples)
-        chosen = _rank(self.net, states, with_lines(shots, best), best, params, draws, self.target)
+        chosen = _rank(self.net, states, with_lines(shots, best), best, params, draws, self.target, self.outcomes)
         return clip_shot(chosen, params)
 
 

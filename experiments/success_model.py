@@ -14,9 +14,12 @@ Four stages, each reading the previous one's files under ``--out``:
 * ``train``: (A) the success model, an MLP fitted by binary cross-entropy to the (hard or soft)
   "score" labels, or by mean squared error to the "net_points" ones (``--standardize``: on
   standardised inputs, folded into the first layer; ``--data`` may name several folders made
-  alike); (B) a cloned search: for each layout the search's choice among its candidates (the
-  geometric line with most scoring perturbations, corrected by their median offset), learned as a
-  softmax over the layout's lines plus the correction -> ``nets.pkl``.
+  alike); with ``--head classes`` a "net_points" model is a softmax over the shot's possible net
+  points (``OUTCOMES``) fitted by cross-entropy to the fraction of plays in each, and rates a
+  strike by the expectation (the data keeps every play's points since this head exists); (B) a
+  cloned search: for each layout the search's choice among its candidates (the geometric line
+  with most scoring perturbations, corrected by their median offset), learned as a softmax over
+  the layout's lines plus the correction -> ``nets.pkl``.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
   the search on the first ``--search`` of them; success rates with 95 % Wilson intervals, mean
@@ -183,8 +186,8 @@ from agents.base import index_tree
 from agents.policy import MODELS_DIR, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
-    NET_UNIT, ClonedAgent, SuccessAgent, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply,
-    mlp_init, pair_features, proposal, seeded_line,
+    NET_UNIT, ClonedAgent, SuccessAgent, check_outcomes, frame, line_correction, line_grid, line_inputs, line_shots,
+    mlp_apply, mlp_init, net_rating, pair_features, proposal, seeded_line,
 )
 from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
@@ -244,7 +247,8 @@ def generate(args):
         values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
                                  args.trials, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball, shots=shot_array(shots),
-                          scored=strike_label(values, target), best=jnp.stack(best, -1)))
+                          scored=strike_label(values, target), best=jnp.stack(best, -1),
+                          values=jnp.asarray(values, jnp.int16)))  # every play's points: outcome classes
     data = {name: np.concatenate([np.asarray(p[name]) for p in parts])[:args.layouts] for name in parts[0]}
     data["grid"] = np.asarray(args.grid)
     os.makedirs(args.out, exist_ok=True)
@@ -350,16 +354,46 @@ def made_for(made: dict) -> tuple[str, str]:
     return made.get("discipline", "three_cushion"), made.get("target", "score")
 
 
-def losses(target: str):
+def losses(target: str, head: str = "mean"):
     """The training loss of a target kind: binary cross-entropy on the logit for "score" (hard or
-    soft labels), mean squared error for "net_points" (the mean of noisy plays is its minimiser)."""
+    soft labels), mean squared error for "net_points" (the mean of noisy plays is its minimiser),
+    or with ``head`` "classes" the cross-entropy of the softmax over ``OUTCOMES`` against the
+    fraction of plays in each class (``outcome_fractions``)."""
     def bce(net, x, t):
         return jnp.mean(optax.sigmoid_binary_cross_entropy(mlp_apply(net, x)[:, 0], t))
 
     def mse(net, x, t):
         return jnp.mean((mlp_apply(net, x)[:, 0] - t) ** 2)
 
-    return bce if target == "score" else mse
+    def ce(net, x, p):
+        return jnp.mean(optax.softmax_cross_entropy(mlp_apply(net, x), p))
+
+    return ce if head == "classes" else bce if target == "score" else mse
+
+
+OUTCOMES = (-100, -50, -10, 0, 10, 50, 100)
+"""The classes of a Hungarian outcome-class head: a shot's net points (docs/rules.md H-9.2 to
+H-9.7: a carom 10, the pin 50, both 100, a foul hands the opponent what it made; -10 for the
+mode-3 miss, H-9.10). Plays worth anything else (balls jumped on a foul, H-9.8) count in the
+nearest class; ``outcome_fractions`` says how many did."""
+
+
+def outcome_fractions(data, trials: int) -> tuple[np.ndarray, float]:
+    """((L, N, K) float32 the fraction of each strike's plays in each class of ``OUTCOMES``, the
+    share of plays whose net points were not a class value). The plays are the data's ``values``
+    (each play's net points, kept since outcome classes were added) or, for data of ``trials`` = 1
+    play per strike, the label itself (its net points over ``NET_UNIT``)."""
+    if "values" in data:
+        values = np.asarray(data["values"], np.float64)
+    elif trials == 1:
+        values = np.round(np.asarray(data["scored"], np.float64) * NET_UNIT)[..., None]
+    else:
+        raise ValueError("--head classes needs each play's points: this data holds only the mean of several plays "
+                         "(made before outcome classes); generate it again")
+    classes = np.asarray(OUTCOMES, np.float64)
+    nearest = np.abs(values[..., None] - classes).argmin(-1)
+    fractions = np.stack([(nearest == c).mean(-1) for c in range(len(classes))], -1).astype(np.float32)
+    return fractions, float(np.mean(classes[nearest] != values))
 
 
 def fold_scaling(net, mean, std, inverse: bool = False):
@@ -383,11 +417,12 @@ def load_data(folders: list[str]):
     """(data, generate.json of the first folder): the layouts of every folder in turn; ValueError
     unless they were made alike (discipline, target, proposal, lines)."""
     made = [_read_json(f, "generate.json") for f in folders]
-    kinds = {(made_for(m), m.get("rolling", True)) for m in made}
+    kinds = {(made_for(m), m.get("rolling", True), m.get("trials", 1)) for m in made}
     parts = [dict(np.load(os.path.join(f, "data.npz"))) for f in folders]
     if len(kinds) > 1 or len({bool(p.get("grid", False)) for p in parts}) > 1:
         raise ValueError(f"--data: the folders {folders} hold data of different kinds; train on one kind at a time")
-    return {k: np.concatenate([p[k] for p in parts]) if k != "grid" else parts[0][k] for k in parts[0]}, made[0]
+    common = [k for k in parts[0] if all(k in p for p in parts)]  # each play's values: only in newer data
+    return {k: np.concatenate([p[k] for p in parts]) if k != "grid" else parts[0][k] for k in common}, made[0]
 
 
 def train(args):
@@ -406,28 +441,43 @@ def train(args):
 
     # (A) the success model
     t0 = time.perf_counter()
+    outcomes = check_outcomes(OUTCOMES, target) if args.head == "classes" else None
+    if args.head == "classes" and target != "net_points":
+        raise ValueError(f"--head classes is for models of net points (the Hungarian game); this data's target is "
+                         f"{target!r}")
     X, y = success_dataset(train_part, params)
-    net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1]] + [args.width] * args.depth + [1])
+    Xv, yv = success_dataset(val_part, params)
+    off_class = None
+    if outcomes is not None:  # the label: the fraction of the strike's plays in each outcome class
+        fractions, off_class = outcome_fractions(data, made.get("trials", 1))
+        y, yv = (f.reshape(-1, len(OUTCOMES)) for f in (fractions[:L - held], fractions[L - held:]))
+    width = 1 if outcomes is None else len(outcomes)
+    net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1]] + [args.width] * args.depth + [width])
     if args.init:  # fine-tune another run's success model (e.g. an exact one on soft labels)
         with open(os.path.join(args.init, "nets.pkl"), "rb") as fh:
             net_a = pickle.load(fh)["success"]
-    loss = losses(target)
+        start = _read_json(args.init, "train.json")["A"]
+        if start.get("head", "mean") != args.head:
+            raise ValueError(f"--init {args.init}: that model has a {start.get('head', 'mean')!r} head, "
+                             f"this run trains a {args.head!r} one (--head)")
+    loss = losses(target, args.head)
     if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
         mean, std = X.mean(0), X.std(0) + 1e-6
         net_a = fold_scaling(fit(fold_scaling(net_a, mean, std, inverse=True), loss, ((X - mean) / std, y),
                                  args.epochs, 1024, args.lr, args.seed, "success model"), mean, std)
     else:
         net_a = fit(net_a, loss, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
-    Xv, yv = success_dataset(val_part, params)
-    logits = np.asarray(mlp_apply(net_a, Xv)[:, 0]).reshape(held, -1)
+    rating = np.asarray(net_rating(mlp_apply(net_a, Xv), target, outcomes)).reshape(held, -1)
     label_v = val_part["scored"]
-    top = label_v[np.arange(held), logits.argmax(1)]  # the label of the strike the model would play
+    top = label_v[np.arange(held), rating.argmax(1)]  # the label of the strike the model would play
     oracle = label_v.any(1) if target == "score" else label_v.max(1)  # the best label of each layout
     report["A"] = dict(command=args.command, data=folders[0] if len(folders) == 1 else folders,
                        discipline=discipline, target=target, rolling=args.rolling, init=args.init,
-                       standardize=args.standardize, samples=int(X.shape[0]), positives=float(y.mean()),
+                       standardize=args.standardize, samples=int(X.shape[0]),
+                       positives=float(np.mean(train_part["scored"])),
                        seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
-                       val_top1_scored=float(top.mean()), val_any_scored=float(oracle.mean()))
+                       val_top1_scored=float(top.mean()), val_any_scored=float(oracle.mean()), head=args.head,
+                       **({} if outcomes is None else dict(outcomes=list(outcomes), off_class=off_class)))
     print("A:", report["A"], flush=True)
 
     if grid:  # the cloned search learns from the search's proposal only
@@ -490,6 +540,7 @@ def evaluate(args):
     target = target_for(args.discipline)
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         nets = pickle.load(fh)
+    outcomes = _read_json(args.out, "train.json")["A"].get("outcomes")  # an outcome-class head's class values
     n = -(-args.layouts // 8) * 8
     key = jax.random.PRNGKey(10_000 + args.seed)  # layouts never seen in training
     states = random_states(game, jax.random.fold_in(key, 1), params, n)
@@ -499,9 +550,10 @@ def evaluate(args):
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
         agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
-                                    rolling=args.rolling, target=target), 8))
+                                    rolling=args.rolling, target=target, outcomes=outcomes), 8))
     else:
-        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target), 8) for c in args.rank]
+        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target, outcomes=outcomes), 8)
+                   for c in args.rank]
     if args.search:
         agents.append((SearchAgent(), 8))
     rows = []
@@ -559,6 +611,7 @@ def ship(args):
     commands = [c for made_run, t in runs for c in [m["command"] for m in made_run] + [t["command"]]] + [args.command]
     noise = made["noise"] if args.plays_for is None else args.plays_for
     paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
+                       outcomes=trained.get("outcomes"),
                        training=dict(layouts=sum(d["layouts"] for d in data), data=data,
                                      validation_top1=trained["val_top1_scored"]), commands=commands,
                        **({"note": args.note} if args.note else {}))
@@ -587,6 +640,10 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=0,
                     help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--head", choices=("mean", "classes"), default="mean",
+                    help="train (net points models): 'mean', one output fitted to the plays' mean net points by "
+                         "squared error; 'classes', a softmax over the outcomes (OUTCOMES) fitted to the fraction "
+                         "of plays in each by cross-entropy, the rating its expectation")
     ap.add_argument("--data", metavar="DIR", nargs="+",
                     help="train: the data under DIR, or under several DIRs made alike, in turn (default: --out)")
     ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")

@@ -17,13 +17,17 @@ from agents import SearchAgent
 from agents.base import index_tree, shot_array
 from agents.guided import BUDGETS, GuidedAgent, guided_config
 from agents.policy import (
-    MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, shipped_disciplines, target_for,
+    MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, save_model, shipped_disciplines, target_for,
 )
 from agents.search import best_lines
-from agents.success import FEATURES, FEATURES_VERSION, chances, line_grid, mlp_apply, noise_draws, ratings
+from agents.success import (
+    FEATURES, FEATURES_VERSION, SuccessAgent, chances, check_outcomes, line_grid, mlp_apply, net_rating, noise_draws,
+    ratings, with_lines,
+)
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (
-    fold_scaling, load_data, net_label, scored_label, strike_label, success_dataset,
+    OUTCOMES, fold_scaling, load_data, losses, net_label, outcome_fractions, scored_label, strike_label,
+    success_dataset,
 )
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
@@ -67,12 +71,13 @@ def test_the_shipped_models_load_and_their_sidecars_match(discipline, target, la
         net, meta = load_model(discipline, noise=scale)
         assert meta["discipline"] == discipline and meta["features"] == FEATURES_VERSION
         assert meta["target"] == target and meta["plays_for"] == scale
-        assert meta["sizes"][0] == FEATURES and meta["sizes"][-1] == 1
+        width = len(meta.get("outcomes") or [None])  # an outcome-class head: one output per class
+        assert meta["sizes"][0] == FEATURES and meta["sizes"][-1] == width
         assert meta["training"]["layouts"] >= layouts and len(meta["commands"]) >= 3
         assert all(c.startswith("python -m experiments.success_model ") for c in meta["commands"])
         assert os.path.getsize(model_paths(discipline, noise=scale)[0]) < 5 * 2 ** 20
         out = np.asarray(mlp_apply(net, jnp.zeros((2, FEATURES))))
-        assert out.shape == (2, 1) and np.all(np.isfinite(out))
+        assert out.shape == (2, width) and np.all(np.isfinite(out))
 
 
 def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
@@ -195,6 +200,85 @@ def test_a_net_points_model_is_rated_without_the_sigmoid():
     np.testing.assert_allclose(chances(net, states, grid, best, params, None), 1 / (1 + np.exp(-0.4)), rtol=1e-6)
 
 
+def test_an_outcome_class_head_is_rated_by_the_expected_net_points_of_its_classes():
+    game, params = setup("three_cushion")
+    states = layouts("three_cushion", 2, 7)
+    best = best_lines(game, states, params, 12, rolling=False)
+    grid = line_grid(best, params)
+    # class probabilities 1/2, 1/4, 1/4 on -50, 0 and 100 net points: an expectation of 0, though the
+    # likeliest class is a foul and the best one a carom with the pin (H-9.4, H-9.7)
+    net = [(jnp.zeros((FEATURES, 3)), jnp.log(jnp.array([0.5, 0.25, 0.25])))]
+    rated = ratings(net, states, grid, best, params, None, "net_points", (-50.0, 0.0, 100.0))
+    np.testing.assert_allclose(rated, 0.0, atol=1e-6)
+    np.testing.assert_allclose(net_rating(jnp.log(jnp.array([0.2, 0.8])), "net_points", (10.0, 50.0)), 0.42,
+                               rtol=1e-6)
+    assert check_outcomes(None, "score") is None and check_outcomes([0, 10], "net_points") == (0.0, 10.0)
+    for outcomes, target in (((0.0, 10.0), "score"), ((10.0,), "net_points"), ((10.0, 10.0), "net_points")):
+        with pytest.raises(ValueError, match="an outcome-class head needs the target 'net_points' and two distinct"):
+            check_outcomes(outcomes, target)
+    with pytest.raises(ValueError, match="the network has 3 outputs; a 'net_points' model needs one"):
+        SuccessAgent(net, grid=True, target="net_points")
+    with pytest.raises(ValueError, match="needs 2, one per outcome class"):
+        SuccessAgent(net, grid=True, target="net_points", outcomes=(0.0, 10.0))
+
+
+def test_outcome_classes_are_the_fraction_of_plays_worth_each_and_the_loss_is_their_cross_entropy():
+    # four plays of each strike: carom and pin, a foul handing over the pin, nothing, a carom (H-9.2 to H-9.7);
+    # -60 (a jumped ball on a foul, H-9.8) counts in the nearest class
+    values = np.array([[[100, -50, 0, 10], [0, 0, 0, -60]]], np.int16)
+    fractions, off = outcome_fractions(dict(values=values), 4)
+    k = {v: i for i, v in enumerate(OUTCOMES)}
+    expected = np.zeros((1, 2, len(OUTCOMES)))
+    for strike, plays in enumerate(values[0]):
+        for v in plays:
+            expected[0, strike, k[min(OUTCOMES, key=lambda c: abs(c - int(v)))]] += 0.25
+    np.testing.assert_allclose(fractions, expected)
+    assert off == 1 / 8
+    exact, off = outcome_fractions(dict(scored=np.array([[0.5, -1.0]], np.float32)), 1)  # one play: the label
+    assert exact[0, 0, k[50]] == 1 and exact[0, 1, k[-100]] == 1 and off == 0
+    with pytest.raises(ValueError, match="only the mean of several plays"):
+        outcome_fractions(dict(scored=np.array([[0.5]], np.float32)), 4)
+    net = [(jnp.zeros((2, 3)), jnp.log(jnp.array([0.5, 0.25, 0.25])))]
+    p = jnp.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
+    loss = losses("net_points", "classes")(net, jnp.zeros((2, 2)), p)
+    np.testing.assert_allclose(loss, (np.log(4) + 0.5 * np.log(2) + 0.5 * np.log(4)) / 2, rtol=1e-6)
+
+
+def test_a_class_heads_sidecar_names_its_outcomes_and_the_policy_rates_with_them(tmp_path):
+    rng = np.random.default_rng(3)
+    net = [(rng.normal(size=(FEATURES, 8)).astype(np.float32), np.zeros(8, np.float32)),
+           (rng.normal(size=(8, len(OUTCOMES))).astype(np.float32), np.zeros(len(OUTCOMES), np.float32))]
+    folder = str(tmp_path)
+    for noise in (0.0, 1.0):
+        save_model(net, "hungarian_1000", folder, True, noise, target="net_points", outcomes=OUTCOMES)
+    agent = PolicyAgent.for_discipline("hungarian_1000", 1.0, folder)
+    assert agent.outcomes == tuple(float(v) for v in OUTCOMES) and agent.meta["sizes"][-1] == len(OUTCOMES)
+    game, params = setup("hungarian_1000")
+    states = index_tree(layouts("hungarian_1000", 12, 11), slice(0, 4))
+    best = best_lines(game, states, params, 12, True)
+    shots = agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(0), 4))
+    rated = np.asarray(ratings(agent.net, states, with_lines(line_grid(best, params), best), best, params, None,
+                               "net_points", agent.outcomes))
+    chosen = np.asarray(shot_array(shots))
+    candidates = np.asarray(shot_array(with_lines(line_grid(best, params), best)))
+    for s in range(4):  # the strike played is one rated highest
+        rows = np.flatnonzero(np.all(np.isclose(candidates[s], chosen[s]), -1))
+        assert rows.size and np.isclose(rated[s, rows].max(), rated[s].max())
+    sidecar = model_paths("hungarian_1000", folder, 1.0)[1]
+    with open(sidecar, encoding="utf-8") as f:
+        meta = json.load(f)
+    meta["outcomes"] = [0, 10]  # two classes, but the network has seven outputs
+    with open(sidecar, "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    with pytest.raises(ValueError, match="the network has 7 outputs; a 'net_points' model needs 2"):
+        PolicyAgent.for_discipline("hungarian_1000", 1.0, folder)
+    meta["outcomes"] = [0]
+    with open(sidecar, "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    with pytest.raises(ValueError, match="hungarian_1000_noise1.json: outcomes: an outcome-class head needs"):
+        load_model("hungarian_1000", folder, 1.0)
+
+
 def test_the_input_scaling_folds_into_the_first_layer():
     rng = np.random.default_rng(0)
     net = [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 1)), rng.normal(size=1))]
@@ -207,21 +291,27 @@ def test_the_input_scaling_folds_into_the_first_layer():
 
 
 def test_training_reads_several_folders_made_alike_and_refuses_mixed_ones(tmp_path):
-    def folder(name, discipline, target, layouts):
+    def folder(name, discipline, target, layouts, trials=1, **arrays):
         path = tmp_path / name
         path.mkdir()
-        (path / "generate.json").write_text(json.dumps(dict(discipline=discipline, target=target, rolling=True)))
-        np.savez(path / "data.npz", cue=np.arange(layouts), scored=np.full((layouts, 2), 0.5), grid=np.asarray(True))
+        (path / "generate.json").write_text(json.dumps(dict(discipline=discipline, target=target, rolling=True,
+                                                            trials=trials)))
+        np.savez(path / "data.npz", cue=np.arange(layouts), scored=np.full((layouts, 2), 0.5), grid=np.asarray(True),
+                 **arrays)
         return str(path)
 
-    first, second = folder("a", "hungarian_1000", "net_points", 3), folder("b", "hungarian_1000", "net_points", 2)
+    first = folder("a", "hungarian_1000", "net_points", 3)
+    second = folder("b", "hungarian_1000", "net_points", 2, values=np.zeros((2, 2, 1), np.int16))
     data, made = load_data([first, second])
     assert made["discipline"] == "hungarian_1000" and bool(data["grid"])
     np.testing.assert_array_equal(data["cue"], [0, 1, 2, 0, 1])
     assert data["scored"].shape == (5, 2)
+    assert "values" not in data  # kept only where every folder has them (data made before outcome classes lacks them)
     other = folder("c", "three_cushion", "score", 2)
-    with pytest.raises(ValueError, match="--data: the folders .* hold data of different kinds"):
-        load_data([first, other])
+    noisy = folder("d", "hungarian_1000", "net_points", 2, trials=4)
+    for mixed in (other, noisy):
+        with pytest.raises(ValueError, match="--data: the folders .* hold data of different kinds"):
+            load_data([first, mixed])
 
 
 def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
