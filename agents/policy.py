@@ -13,16 +13,18 @@ with a ValueError saying what differs.
 Target kinds (``target_for``): three-cushion's models estimate P(the strike scores) (trained on
 the fraction of noisy plays that scored); the Hungarian game's estimate the strike's expected
 net points over 100 (a pin is worth five caroms and a foul hands the opponent points,
-docs/rules.md H-9), and the policy plays the strike worth the most. Sidecars written before the
-target kind existed are read as "score".
+docs/rules.md H-9), and the policy plays the strike worth the most. The shipped Hungarian models
+have an outcome-class head (a softmax over the values a shot can be worth, named by the
+sidecar's ``outcomes``, rated by its expectation: ``agents.success.net_rating``). Sidecars
+written before the target kind existed are read as "score".
 
 Shipped models (``experiments.success_model``, whose docstring has the commands and figures):
 three_cushion (exact play: 65.0 % of the experiment's 200 fresh layouts scored, 65.5 % of
 ``experiments.evaluate``'s 600), three_cushion_noise1 (30.5 % and 35.8 % under the standard
-noise; both on the match table's calibrated physics), hungarian_1000 (exact play: 15.1 net
-points per shot, the geometric agent 11.9) and hungarian_1000_noise1 (20.4 net points per shot
-[15.5, 25.5] under the standard noise in ``experiments.evaluate``, the geometric agent 12.8;
-2.5 ms per decision).
+noise; both on the match table's calibrated physics), hungarian_1000 (exact play: 28.8 net
+points per shot over ``experiments.evaluate``'s 600 layouts, the mean model before it 20.6) and
+hungarian_1000_noise1 (28.7 net points per shot [24.0, 33.4] under the standard noise on 200 of
+them, the geometric agent 12.75; 26.2 over the 600; 1.8 ms per decision).
 
     agent = PolicyAgent.for_discipline("three_cushion")
     shots = agent.plan_batch(rules, states, params, keys)

@@ -31,7 +31,7 @@ from experiments.success_model import (
 )
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
-HUNGARIAN_LAYOUTS = 16384  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
+HUNGARIAN_LAYOUTS = 131072  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
 
 
 def _copy_model(tmp_path, name="three_cushion", noise=0.0, **changes):
