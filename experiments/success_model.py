@@ -133,7 +133,8 @@ against the mean models of before on the same layouts and noise draws (95 % inte
     exact layouts         held out  noise play, seeds 0/1/2 -> 600  paired          exact play -> 600, paired
     16384                 18.5      22.25/20.25/16.75 -> 19.75      +0.22 [-2.6, 3.0]  22.25, +1.6
     65536                 20.8      20.95/21.50/24.40 -> 22.28      +2.75 [-0.1, 5.6]  24.78, +4.2 [1.6, 6.8]
-    131072                22.1      28.70/25.25/24.60 -> 26.18      +6.65 [3.9, 9.4]   28.82, +8.2 [5.3, 11.1]
+    131072 (shipped)      22.1      28.70/25.25/24.60 -> 26.18      +6.65 [3.9, 9.4]   28.82, +8.2 [5.3, 11.1]
+    196608                22.2      27.05/26.25/24.15 -> 25.82      +6.28 [3.3, 9.3]   27.08, +6.5
     mean head, 16384      17.6      20.35/20.25/18.00 -> 19.53                         20.62
 
 (each row: the exact model, then 4 epochs at 5e-4 on 2 x 8192 layouts x 4 noisy plays, seeds 21
@@ -142,8 +143,10 @@ and 23; the exact model of 65536 layouts played under the noise without that fin
 shot under the noise on seed 0's layouts (the geometric agent 12.75, paired +15.95 [10.6, 21.3]),
 success 62.0 %, fouls 2.0 %, 1.8 ms per decision; over ``--innings 100 --max-shots 10``, 54.4 net
 points per inning [30.9, 77.5] in 2.83 shots (success 65.0 %, fouls 2.8 %). The guided search at
-1,024 shots with it: 60.1 [54.7, 65.4] (59.9 with the mean model). The trend says more exact
-layouts would lift it further.
+1,024 shots with it: 60.1 [54.7, 65.4] (59.9 with the mean model). Half as many exact layouts
+again (196608) gained nothing at this width: against the shipped models, -0.37 [-2.95, 2.22]
+under the noise and -1.73 [-4.15, 0.68] in exact play. A wider network, or more noisy layouts
+for the fine-tuning, are the untried next steps.
 
 Tried and not kept (both disciplines, the calibrated physics): aim variations in the Hungarian
 grid, and sharper inputs. On 128 layouts with 8 noisy plays of every strike, choosing by 7 plays
