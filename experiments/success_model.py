@@ -145,8 +145,9 @@ success 62.0 %, fouls 2.0 %, 1.8 ms per decision; over ``--innings 100 --max-sho
 points per inning [30.9, 77.5] in 2.83 shots (success 65.0 %, fouls 2.8 %). The guided search at
 1,024 shots with it: 60.1 [54.7, 65.4] (59.9 with the mean model). Half as many exact layouts
 again (196608) gained nothing at this width: against the shipped models, -0.37 [-2.95, 2.22]
-under the noise and -1.73 [-4.15, 0.68] in exact play. A wider network, or more noisy layouts
-for the fine-tuning, are the untried next steps.
+under the noise and -1.73 [-4.15, 0.68] in exact play. Nor did twice the noisy layouts for the
+fine-tuning (seeds 21, 23, 25 and 27): -0.52 [-2.14, 1.11] under the noise. A wider network is
+the untried next step.
 
 Tried and not kept (both disciplines, the calibrated physics): aim variations in the Hungarian
 grid, and sharper inputs. On 128 layouts with 8 noisy plays of every strike, choosing by 7 plays
