@@ -459,6 +459,9 @@ def train(args):
     folders = sources(args.data, args.out)
     data, made = load_data(folders)
     discipline, target = made_for(made)
+    if args.head == "classes" and target != "net_points":
+        raise ValueError(f"--head classes is for models of net points (the Hungarian game); this data's target is "
+                         f"{target!r}")
     params, game = setting(discipline)
     grid = bool(data.pop("grid", False))
     if args.rolling != made.get("rolling", True):
@@ -472,9 +475,6 @@ def train(args):
     # (A) the success model
     t0 = time.perf_counter()
     outcomes = check_outcomes(OUTCOMES, target) if args.head == "classes" else None
-    if args.head == "classes" and target != "net_points":
-        raise ValueError(f"--head classes is for models of net points (the Hungarian game); this data's target is "
-                         f"{target!r}")
     X, y = success_dataset(train_part, params)
     Xv, yv = success_dataset(val_part, params)
     off_class = None

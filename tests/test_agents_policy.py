@@ -29,6 +29,7 @@ from experiments.success_model import (
     OUTCOMES, fold_scaling, load_data, losses, net_label, outcome_fractions, scored_label, strike_label,
     success_dataset,
 )
+from experiments.success_model import main as success_model_main
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
 HUNGARIAN_LAYOUTS = 131072  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
@@ -312,6 +313,8 @@ def test_training_reads_several_folders_made_alike_and_refuses_mixed_ones(tmp_pa
     for mixed in (other, noisy):
         with pytest.raises(ValueError, match="--data: the folders .* hold data of different kinds"):
             load_data([first, mixed])
+    with pytest.raises(ValueError, match="--head classes is for models of net points .* target is 'score'"):
+        success_model_main(["train", "--head", "classes", "--data", other, "--out", str(tmp_path / "out")])
 
 
 def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
