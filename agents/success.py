@@ -163,12 +163,13 @@ def mlp_init(key, sizes):
 
 
 def save_layers(net, path: str) -> list[int]:
-    """Write the layers [(W, b), ...] to the .npz ``path`` (float32, keys "i/W", "i/b"); returns
-    the layer widths, as a sidecar records them."""
+    """Write the layers [(W, b), ...] to the .npz ``path`` (float32, keys "i/W", "i/b"; compressed,
+    as the blocks off the diagonal of an ``ensemble`` are zeros); returns the layer widths, as a
+    sidecar records them."""
     arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
                               for i, layer in enumerate(net) for name, a in zip("Wb", layer)}
     with open(path, "wb") as f:
-        np.savez(f, **arrays)
+        np.savez_compressed(f, **arrays)
     return [int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net]
 
 
@@ -183,6 +184,37 @@ def read_layers(path: str, sizes) -> list:
     if shapes != list(zip(sizes[:-1], sizes[1:])):
         raise ValueError(f"{path}: layer shapes {shapes} do not match the sidecar's sizes {sizes}")
     return net
+
+
+def ensemble(nets) -> list:
+    """One MLP whose output is the mean of the outputs of ``nets`` (MLPs of one depth, one input
+    width and one output width): the members side by side, their first layers concatenated, the
+    hidden ones block-diagonal, the last ones stacked and averaged. It is saved, loaded and applied
+    as any model (``mlp_apply``), so a shipped policy may be an ensemble of runs (for a class head,
+    the mean of the logits: the normalised geometric mean of the members' class probabilities).
+    ValueError if the members' shapes differ in depth, inputs or outputs."""
+    nets = [[(np.asarray(W, np.float32), np.asarray(b, np.float32)) for W, b in net] for net in nets]
+    if not nets:
+        raise ValueError("ensemble: no networks given")
+    ends = {(len(net), net[0][0].shape[0], net[-1][0].shape[1]) for net in nets}
+    if len(ends) > 1:
+        raise ValueError(f"ensemble: the networks differ in (layers, inputs, outputs): {sorted(ends)}; "
+                         "only networks of one depth, input width and output width can be averaged")
+    depth, n = len(nets[0]), len(nets)
+    merged = [(np.concatenate([net[0][0] for net in nets], 1), np.concatenate([net[0][1] for net in nets]))]
+    for i in range(1, depth - 1):
+        blocks = [net[i][0] for net in nets]
+        W = np.zeros((sum(w.shape[0] for w in blocks), sum(w.shape[1] for w in blocks)), np.float32)
+        r = c = 0
+        for w in blocks:
+            W[r:r + w.shape[0], c:c + w.shape[1]] = w
+            r, c = r + w.shape[0], c + w.shape[1]
+        merged.append((W, np.concatenate([net[i][1] for net in nets])))
+    if depth > 1:
+        merged.append((np.concatenate([net[-1][0] for net in nets], 0) / n, np.mean([net[-1][1] for net in nets], 0)))
+    else:  # linear models: the mean of the maps
+        merged = [(np.mean([net[0][0] for net in nets], 0), np.mean([net[0][1] for net in nets], 0))]
+    return [(jnp.asarray(W), jnp.asarray(b)) for W, b in merged]
 
 
 def mlp_apply(net, x):

@@ -1,7 +1,7 @@
 """Learned shot choice without simulation at decision time (three-cushion; the Hungarian game
 with ``--discipline hungarian_1000``, see the end of this docstring).
 
-Four stages, each reading the previous one's files under ``--out``:
+Five stages, each reading the previous one's files under ``--out``:
 
 * ``generate``: random legal layouts (``agents.layouts.random_states``) of ``--discipline`` on its
   own table, ``--candidates`` strikes each from the search's proposal (``agents.success.proposal``)
@@ -20,6 +20,9 @@ Four stages, each reading the previous one's files under ``--out``:
   cloned search: for each layout the search's choice among its candidates (the geometric line
   with most scoring perturbations, corrected by their median offset), learned as a softmax over
   the layout's lines plus the correction -> ``nets.pkl``.
+* ``merge``: the success models of several runs (``--members``, of one kind) averaged into one
+  (``agents.success.ensemble``), validated with each member on the first one's held-out layouts
+  -> ``nets.pkl``, which ``ship`` reads as a trained run's.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
   the search on the first ``--search`` of them; success rates with 95 % Wilson intervals, mean
@@ -217,7 +220,7 @@ from agents.policy import MODELS_DIR, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
     NET_UNIT, ClonedAgent, SuccessAgent, check_outcomes, frame, line_correction, line_grid, line_inputs, line_shots,
-    mlp_apply, mlp_init, net_rating, pair_features, proposal, seeded_line,
+    ensemble, mlp_apply, mlp_init, net_rating, pair_features, proposal, seeded_line,
 )
 from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
@@ -455,6 +458,24 @@ def load_data(folders: list[str]):
     return {k: np.concatenate([p[k] for p in parts]) if k != "grid" else parts[0][k] for k in common}, made[0]
 
 
+def split(data) -> tuple[dict, dict]:
+    """(training part, validation part) of ``data``: the last 10 % of its layouts are held out."""
+    L = len(data["cue"])
+    held = int(L * 0.1)
+    return {k: v[:L - held] for k, v in data.items()}, {k: v[L - held:] for k, v in data.items()}
+
+
+def first_choice(net, X, labels, target: str, outcomes=None) -> tuple[float, float]:
+    """(the mean label of the strike ``net`` rates highest in each layout, the mean of each
+    layout's best label): ``X`` the features of every (layout, strike) pair, ``labels`` (layouts,
+    strikes) (``net_rating``: ``target``, ``outcomes``)."""
+    layouts = labels.shape[0]
+    rating = np.asarray(net_rating(mlp_apply(net, X), target, outcomes)).reshape(layouts, -1)
+    top = labels[np.arange(layouts), rating.argmax(1)]
+    best = labels.any(1) if target == "score" else labels.max(1)
+    return float(top.mean()), float(best.mean())
+
+
 def train(args):
     folders = sources(args.data, args.out)
     data, made = load_data(folders)
@@ -466,10 +487,8 @@ def train(args):
     grid = bool(data.pop("grid", False))
     if args.rolling != made.get("rolling", True):
         data["best"] = relines(game, data, params, args.rolling)
-    L = len(data["cue"])
-    held = int(L * 0.1)  # the last 10 % of layouts: validation
-    train_part = {k: v[:L - held] for k, v in data.items()}
-    val_part = {k: v[L - held:] for k, v in data.items()}
+    train_part, val_part = split(data)
+    L, held = len(data["cue"]), len(val_part["cue"])
     report = {}
 
     # (A) the success model
@@ -497,16 +516,13 @@ def train(args):
                                  args.epochs, 1024, args.lr, args.seed, "success model"), mean, std)
     else:
         net_a = fit(net_a, loss, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
-    rating = np.asarray(net_rating(mlp_apply(net_a, Xv), target, outcomes)).reshape(held, -1)
-    label_v = val_part["scored"]
-    top = label_v[np.arange(held), rating.argmax(1)]  # the label of the strike the model would play
-    oracle = label_v.any(1) if target == "score" else label_v.max(1)  # the best label of each layout
+    top, oracle = first_choice(net_a, Xv, val_part["scored"], target, outcomes)
     report["A"] = dict(command=args.command, data=folders[0] if len(folders) == 1 else folders,
                        discipline=discipline, target=target, rolling=args.rolling, init=args.init,
                        standardize=args.standardize, samples=int(X.shape[0]),
                        positives=float(np.mean(train_part["scored"])),
                        seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
-                       val_top1_scored=float(top.mean()), val_any_scored=float(oracle.mean()), head=args.head,
+                       val_top1_scored=top, val_any_scored=oracle, head=args.head,
                        **({} if outcomes is None else dict(outcomes=list(outcomes), off_class=off_class)))
     print("A:", report["A"], flush=True)
 
@@ -612,33 +628,82 @@ def evaluate(args):
         json.dump(dict(rows=rows, discipline=args.discipline, machine=machine_info()), fh, indent=1)
 
 
+# --- merge ------------------------------------------------------------------------------------
+
+def merge(args):
+    """One success model under ``--out`` whose output is the mean of those under ``--members``
+    (``agents.success.ensemble``): runs of one discipline, target, head and kind of lines, trained
+    on other data or from other seeds, whose errors partly cancel. Validated, with each member, on
+    the layouts held out of the first member's data."""
+    members = args.members or []
+    if len(members) < 2:
+        raise ValueError(f"merge: --members needs two run folders or more, got {members}")
+    runs = [_read_json(m, "train.json")["A"] for m in members]
+    kinds = {(r["discipline"], r["target"], r.get("head", "mean"), tuple(r.get("outcomes") or ()), r["rolling"])
+             for r in runs}
+    if len(kinds) > 1:
+        raise ValueError(f"merge: the members {members} differ in (discipline, target, head, outcomes, rolling): "
+                         f"{sorted(kinds)}; only models of one kind can be averaged")
+    nets = []
+    for m in members:
+        with open(os.path.join(m, "nets.pkl"), "rb") as fh:
+            nets.append(pickle.load(fh)["success"])
+    net = ensemble(nets)
+    first = runs[0]
+    data, made = load_data(sources(first.get("data"), members[0]))
+    data.pop("grid", None)
+    params, game = setting(first["discipline"])
+    if first["rolling"] != made.get("rolling", True):
+        data["best"] = relines(game, data, params, first["rolling"])
+    _, val_part = split(data)
+    Xv, _ = success_dataset(val_part, params)
+    outcomes = check_outcomes(first.get("outcomes"), first["target"])
+
+    def check(n):
+        return first_choice(n, Xv, val_part["scored"], first["target"], outcomes)
+
+    top, best = check(net)
+    report = dict(command=args.command, members=list(members), discipline=first["discipline"],
+                  target=first["target"], rolling=first["rolling"], head=first.get("head", "mean"),
+                  val_top1_scored=top, val_any_scored=best, members_val_top1_scored=[check(n)[0] for n in nets],
+                  **({} if outcomes is None else dict(outcomes=list(outcomes))))
+    print("merged:", report, flush=True)
+    _save(args.out, {"A": report}, success=net)
+
+
 # --- ship -------------------------------------------------------------------------------------
+
+def history(out) -> list[tuple[list[str], list[dict], dict]]:
+    """[(data folders, their generate.json, train.json "A")] of the run under ``out``, the runs it
+    started from (``--init``) or averaged (``merge``: no data of its own) first."""
+    trained = _read_json(out, "train.json")["A"]
+    if trained.get("members"):
+        return [run for member in trained["members"] for run in history(member)] + [([], [], trained)]
+    earlier = history(trained["init"]) if trained.get("init") else []
+    folders = sources(trained.get("data"), out)
+    return earlier + [(folders, [_read_json(f, "generate.json") for f in folders], trained)]
+
 
 def ship(args):
     """The success model under ``--out`` as the discipline's shipped policy (``agents.policy``), its
     sidecar naming the training data and the commands that produced it."""
     with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
         net = pickle.load(fh)["success"]
-    trained = _read_json(args.out, "train.json")["A"]
-    folders = sources(trained.get("data"), args.out)
-    made = _read_json(folders[0], "generate.json")
-    discipline, target = made_for(made)
-    for folder in folders:
+    runs = history(args.out)
+    trained = runs[-1][2]
+    used = {}  # each data folder once (the members of an ensemble may share some)
+    for folders, made_run, _ in runs:
+        used.update(zip(folders, made_run))
+    for folder in used:
         with np.load(os.path.join(folder, "data.npz")) as data:
             if not bool(data["grid"]):
                 raise ValueError(f"the policy ranks the line grid; the data under {folder} was not made with --grid")
-
-    def generated(run, out):
-        return [_read_json(f, "generate.json") for f in sources(run.get("data"), out)]
-
-    runs = [(generated(trained, args.out), trained)]
-    while runs[0][1].get("init"):  # a fine-tuned model: the runs it started from first
-        init = runs[0][1]["init"]
-        before = _read_json(init, "train.json")["A"]
-        runs.insert(0, (generated(before, init), before))
+    made = [m for _, made_run, _ in runs for m in made_run][-1]  # the last data a member was fitted to
+    discipline, target = made_for(made)
     data = [dict(layouts=m["layouts"], strikes=m["strikes"], plays_per_strike=m["trials"], noise=m["noise"])
-            for made_run, _ in runs for m in made_run]
-    commands = [c for made_run, t in runs for c in [m["command"] for m in made_run] + [t["command"]]] + [args.command]
+            for m in used.values()]
+    commands = list(dict.fromkeys(c for _, made_run, t in runs for c in [m["command"] for m in made_run]
+                                  + [t["command"]])) + [args.command]
     noise = made["noise"] if args.plays_for is None else args.plays_for
     paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
                        outcomes=trained.get("outcomes"),
@@ -650,7 +715,7 @@ def ship(args):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("stage", choices=("generate", "train", "evaluate", "ship"))
+    ap.add_argument("stage", choices=("generate", "train", "merge", "evaluate", "ship"))
     ap.add_argument("--out", default="results/success_model")
     ap.add_argument("--discipline", default="three_cushion", choices=("three_cushion", "hungarian_1000"),
                     help="generate, evaluate: the game (train and ship read it from the data's generate.json)")
@@ -677,6 +742,8 @@ def main(argv=None):
     ap.add_argument("--data", metavar="DIR", nargs="+",
                     help="train: the data under DIR, or under several DIRs made alike, in turn (default: --out)")
     ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")
+    ap.add_argument("--members", metavar="DIR", nargs="+",
+                    help="merge: the runs whose success models are averaged into one (agents.success.ensemble)")
     ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
     ap.add_argument("--standardize", action="store_true",
                     help="train: fit the success model on standardised inputs (folded into its first layer)")
@@ -691,7 +758,7 @@ def main(argv=None):
                     help="evaluate: the search agent too, on the first N layouts (a multiple of 8; slow)")
     args = ap.parse_args(argv)
     args.command = "python -m experiments.success_model " + shlex.join(sys.argv[1:] if argv is None else argv)
-    dict(generate=generate, train=train, evaluate=evaluate, ship=ship)[args.stage](args)
+    dict(generate=generate, train=train, merge=merge, evaluate=evaluate, ship=ship)[args.stage](args)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 
 import jax
@@ -21,8 +22,8 @@ from agents.policy import (
 )
 from agents.search import best_lines
 from agents.success import (
-    FEATURES, FEATURES_VERSION, SuccessAgent, chances, check_outcomes, line_grid, mlp_apply, net_rating, noise_draws,
-    ratings, with_lines,
+    FEATURES, FEATURES_VERSION, SuccessAgent, chances, check_outcomes, ensemble, line_grid, mlp_apply, mlp_init,
+    net_rating, noise_draws, ratings, with_lines,
 )
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (
@@ -315,6 +316,64 @@ def test_training_reads_several_folders_made_alike_and_refuses_mixed_ones(tmp_pa
             load_data([first, mixed])
     with pytest.raises(ValueError, match="--head classes is for models of net points .* target is 'score'"):
         success_model_main(["train", "--head", "classes", "--data", other, "--out", str(tmp_path / "out")])
+
+
+def test_an_ensemble_outputs_the_mean_of_its_members():
+    members = [mlp_init(jax.random.PRNGKey(k), [5, w, 3, 7]) for k, w in ((0, 4), (1, 6), (2, 4))]
+    x = jax.random.normal(jax.random.PRNGKey(9), (11, 5))
+    merged = ensemble(members)
+    assert [np.shape(W) for W, _ in merged] == [(5, 14), (14, 9), (9, 7)]  # side by side, block-diagonal, averaged
+    expected = np.mean([np.asarray(mlp_apply(m, x)) for m in members], 0)
+    np.testing.assert_allclose(np.asarray(mlp_apply(merged, x)), expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"differ in \(layers, inputs, outputs\)"):
+        ensemble([members[0], mlp_init(jax.random.PRNGKey(3), [5, 4, 7])])
+
+
+def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4):
+    """A run folder trained (one epoch, width 8) on random Hungarian grid data of its own."""
+    rng = np.random.default_rng(seed)
+    data = tmp_path / f"data_{name}"
+    data.mkdir()
+    (data / "generate.json").write_text(json.dumps(dict(
+        command=f"python -m experiments.success_model generate --seed {seed}", layouts=layouts, trials=1,
+        noise=0.0, rolling=True, strikes=layouts * strikes, discipline="hungarian_1000", target="net_points")))
+    values = rng.choice(np.asarray(OUTCOMES, np.int16), (layouts, strikes, 1))
+    np.savez(data / "data.npz", positions=rng.uniform(0.2, 0.8, (layouts, 3, 2)), cue=np.zeros(layouts, np.int32),
+             shots=rng.uniform(0.1, 1.0, (layouts, strikes, 5)), scored=(values[..., 0] / 100).astype(np.float32),
+             best=rng.uniform(0.1, 1.0, (layouts, 12, 4)), values=values, grid=np.asarray(True))
+    run = str(tmp_path / name)
+    success_model_main(["train", "--head", head, "--epochs", "1", "--width", "8", "--standardize", "--seed",
+                        str(seed), "--data", str(data), "--out", run])
+    return run
+
+
+def test_merged_runs_ship_as_one_model_naming_every_members_data_and_commands(tmp_path):
+    a, b = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "b", 1)
+    out, models = str(tmp_path / "merged"), str(tmp_path / "models")
+    success_model_main(["merge", "--members", a, b, "--out", out])
+    report = json.loads((tmp_path / "merged" / "train.json").read_text())["A"]
+    assert report["members"] == [a, b] and report["head"] == "classes" and report["outcomes"] == list(OUTCOMES)
+    assert len(report["members_val_top1_scored"]) == 2 and -1 <= report["val_top1_scored"] <= 1
+    success_model_main(["ship", "--out", out, "--models", models])
+    net, meta = load_model("hungarian_1000", models)
+    assert meta["sizes"] == [FEATURES, 16, 16, 16, len(OUTCOMES)] and meta["outcomes"] == list(OUTCOMES)
+    assert meta["training"]["layouts"] == 20 and len(meta["training"]["data"]) == 2
+    assert [c.split()[3] for c in meta["commands"]] == ["generate", "train", "generate", "train", "merge", "ship"]
+    x = jax.random.normal(jax.random.PRNGKey(0), (4, FEATURES))
+    members = []
+    for run in (a, b):
+        with open(os.path.join(run, "nets.pkl"), "rb") as fh:
+            members.append(pickle.load(fh)["success"])
+    expected = np.mean([np.asarray(mlp_apply(m, x)) for m in members], 0)
+    np.testing.assert_allclose(np.asarray(mlp_apply(net, x)), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_merge_refuses_a_single_run_and_runs_of_different_kinds(tmp_path):
+    a, mean = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "m", 1, head="mean")
+    with pytest.raises(ValueError, match="--members needs two run folders or more"):
+        success_model_main(["merge", "--members", a, "--out", str(tmp_path / "out")])
+    with pytest.raises(ValueError, match=r"differ in \(discipline, target, head, outcomes, rolling\)"):
+        success_model_main(["merge", "--members", a, mean, "--out", str(tmp_path / "out")])
 
 
 def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
