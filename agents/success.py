@@ -201,19 +201,12 @@ def ensemble(nets) -> list:
         raise ValueError(f"ensemble: the networks differ in (layers, inputs, outputs): {sorted(ends)}; "
                          "only networks of one depth, input width and output width can be averaged")
     depth, n = len(nets[0]), len(nets)
+    if depth == 1:  # linear models: the mean of the maps
+        return [tuple(jnp.asarray(np.mean([net[0][k] for net in nets], 0)) for k in (0, 1))]
     merged = [(np.concatenate([net[0][0] for net in nets], 1), np.concatenate([net[0][1] for net in nets]))]
-    for i in range(1, depth - 1):
-        blocks = [net[i][0] for net in nets]
-        W = np.zeros((sum(w.shape[0] for w in blocks), sum(w.shape[1] for w in blocks)), np.float32)
-        r = c = 0
-        for w in blocks:
-            W[r:r + w.shape[0], c:c + w.shape[1]] = w
-            r, c = r + w.shape[0], c + w.shape[1]
-        merged.append((W, np.concatenate([net[i][1] for net in nets])))
-    if depth > 1:
-        merged.append((np.concatenate([net[-1][0] for net in nets], 0) / n, np.mean([net[-1][1] for net in nets], 0)))
-    else:  # linear models: the mean of the maps
-        merged = [(np.mean([net[0][0] for net in nets], 0), np.mean([net[0][1] for net in nets], 0))]
+    merged += [(jax.scipy.linalg.block_diag(*[net[i][0] for net in nets]), np.concatenate([net[i][1] for net in nets]))
+               for i in range(1, depth - 1)]
+    merged.append((np.concatenate([net[-1][0] for net in nets], 0) / n, np.mean([net[-1][1] for net in nets], 0)))
     return [(jnp.asarray(W), jnp.asarray(b)) for W, b in merged]
 
 

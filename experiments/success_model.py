@@ -521,8 +521,7 @@ def train(args):
     width = 1 if outcomes is None else len(outcomes)
     net_a = mlp_init(jax.random.PRNGKey(args.seed), [X.shape[1]] + [args.width] * args.depth + [width])
     if args.init:  # fine-tune another run's success model (e.g. an exact one on soft labels)
-        with open(os.path.join(args.init, "nets.pkl"), "rb") as fh:
-            net_a = pickle.load(fh)["success"]
+        net_a = _read_nets(args.init)["success"]
         start = _read_json(args.init, "train.json")["A"]
         if start.get("head", "mean") != args.head:
             raise ValueError(f"--init {args.init}: that model has a {start.get('head', 'mean')!r} head, "
@@ -575,6 +574,12 @@ def _save(out, report, **nets):
     _write_json(out, "train.json", report)
 
 
+def _read_nets(out) -> dict:
+    """The networks a run saved under ``out`` (``_save``: "success", and "cloned" without --grid)."""
+    with open(os.path.join(out, "nets.pkl"), "rb") as fh:
+        return pickle.load(fh)
+
+
 def _write_json(out, name, content):
     with open(os.path.join(out, name), "w") as fh:
         json.dump(content, fh, indent=1)
@@ -602,8 +607,7 @@ def decide(agent, game, states, params, keys, chunk):
 def evaluate(args):
     params, game = setting(args.discipline)
     target = target_for(args.discipline)
-    with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
-        nets = pickle.load(fh)
+    nets = _read_nets(args.out)
     outcomes = _read_json(args.out, "train.json")["A"].get("outcomes")  # an outcome-class head's class values
     n = -(-args.layouts // 8) * 8
     key = jax.random.PRNGKey(10_000 + args.seed)  # layouts never seen in training
@@ -662,10 +666,7 @@ def merge(args):
     if len(kinds) > 1:
         raise ValueError(f"merge: the members {members} differ in (discipline, target, head, outcomes, rolling): "
                          f"{sorted(kinds)}; only models of one kind can be averaged")
-    nets = []
-    for m in members:
-        with open(os.path.join(m, "nets.pkl"), "rb") as fh:
-            nets.append(pickle.load(fh)["success"])
+    nets = [_read_nets(m)["success"] for m in members]
     net = ensemble(nets)
     first = runs[0]
     data, made = load_data(sources(first.get("data"), members[0]))
@@ -705,8 +706,7 @@ def history(out) -> list[tuple[list[str], list[dict], dict]]:
 def ship(args):
     """The success model under ``--out`` as the discipline's shipped policy (``agents.policy``), its
     sidecar naming the training data and the commands that produced it."""
-    with open(os.path.join(args.out, "nets.pkl"), "rb") as fh:
-        net = pickle.load(fh)["success"]
+    net = _read_nets(args.out)["success"]
     runs = history(args.out)
     trained = runs[-1][2]
     used = {}  # each data folder once (the members of an ensemble may share some)
