@@ -4,7 +4,13 @@ The unknowns are the strike (V0, phi, a, b and the cue elevation theta, near 0 f
 strokes) and ``dt``, the strike time relative to the start of motion read from the tracks
 (``TrackedShot.strike_time``). A candidate is scored by the RMS distance between the tracked
 centres and the simulated ones at the same times (every sample of every ball;
-``physics.positions_at`` reads the simulated paths from the event log). The search is a
+``physics.positions_at`` reads the simulated paths from the event log), with the contacts of
+the tracks as constraints (``Near``): the cue ball's first contact with each object ball, or its
+closest pass of one it misses by less than 10 cm, asks the same gap of the simulation around
+that time (a hit is a gap of 0; where the tracks show a miss, a simulated hit at any time is a
+miss of the whole gap), and the squared differences, weighted, add to the mean squared error.
+Those gaps decide a point (docs/rules.md C-13.2) where the camera's samples, 40 ms apart, put a
+centimetre's miss at almost no cost in RMS. The search is a
 cross-entropy method (CEM) over a batch of candidates per shot, simulated in one call
 (``physics.simulate_batch``): sample, keep the best eighth, refit a normal distribution to them,
 repeat. Early rounds score only the first seconds of the shot (a smooth start) and the horizon
@@ -37,15 +43,16 @@ import dataclasses
 import os
 import time
 from functools import partial
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import physics
-from experiments import tracking
+from experiments import track_events, tracking
 from experiments.tracking import TrackedShot
+from physics.events import EventKind
 
 N_SAMPLES = 640  # samples per shot, padded (the longest of the 90 has 556)
 CHUNK = 256  # shots simulated per call
@@ -65,6 +72,13 @@ MIN_SPREAD = np.array([0.002, 0.01, 0.002, 0.002, 0.0005, 0.05])
 WIDE_SPREAD = np.array([0.35, 4.0, 0.3, 0.3, 0.008, 3.0])
 MAX_TIP = 0.58  # tip offsets are kept inside this radius (the miscue limit is 0.6 R)
 BALL_SPEED_PER_CUE_SPEED = 1.4  # a centre hit gives the ball 2 M / (M + m) = 1.46 of the cue speed
+# Contacts as constraints (``Near``, module docstring): a miss of the cue ball's pass of an object
+# ball counts when closer than NEAR_RANGE; the simulated gap is read over +-NEAR_WINDOW s around
+# the tracked contact, NEAR_STEP apart; CONTACT_WEIGHT: squared gap misses per squared error.
+NEAR_RANGE = 0.1  # m
+NEAR_WINDOW, NEAR_STEP = 0.2, 0.01  # s
+NEAR_SAMPLES = 2 * round(NEAR_WINDOW / NEAR_STEP) + 1
+CONTACT_WEIGHT = 4.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,6 +94,7 @@ class Target:
     ball: np.ndarray
     xy: np.ndarray
     used: np.ndarray
+    near: "Near | None" = None
 
     @classmethod
     def of(cls, shot: TrackedShot) -> "Target":
@@ -93,8 +108,47 @@ class Target:
         return cls(
             shot.shot_id, separated(shot.start), shot.cue, shot.strike_time,
             np.concatenate([t, np.full(pad, t[-1])]), np.concatenate([ball, np.zeros(pad, int)]),
-            np.concatenate([xy, np.zeros((pad, 2))]), np.arange(N_SAMPLES) < len(t),
+            np.concatenate([xy, np.zeros((pad, 2))]), np.arange(N_SAMPLES) < len(t), Near.of(shot),
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class Near:
+    """The cue ball's contacts with the two object balls as the tracks show them (``CONTACT_WEIGHT``).
+    other: (2,) the object balls; times: (2, NEAR_SAMPLES) the window around the first contact
+    (or the closest approach) on the recording's clock; gap: (2,) the tracked gap there (m, 0 for a
+    contact); used: (2,) bool, False for a ball the cue ball passes farther than ``NEAR_RANGE``."""
+
+    other: np.ndarray
+    times: np.ndarray
+    gap: np.ndarray
+    used: np.ndarray
+
+    @classmethod
+    def of(cls, shot: TrackedShot) -> "Near":
+        if not np.isfinite(shot.strike_time) or not shot.end_time > shot.strike_time:
+            return cls.none(shot.cue, len(shot.tracks))  # nothing moves: no contact to ask for
+        grid = np.arange(shot.strike_time, shot.end_time, track_events.GRID)
+        pos = shot.at(grid)
+        first = {c.balls: c.t for c in reversed(track_events.ball_contacts(shot))}
+        other = np.array([b for b in range(len(shot.tracks)) if b != shot.cue][:2])
+        at, gap = np.empty(2), np.empty(2)
+        for k, b in enumerate(other):
+            pair = (min(b, shot.cue), max(b, shot.cue))
+            if pair in first:
+                at[k], gap[k] = first[pair], 0.0
+            else:
+                d = np.linalg.norm(pos[:, b] - pos[:, shot.cue], axis=1) - 2 * tracking.RADIUS
+                i = int(np.argmin(d))
+                at[k], gap[k] = grid[i], max(float(d[i]), 0.0)
+        offsets = NEAR_STEP * (np.arange(NEAR_SAMPLES) - NEAR_SAMPLES // 2)
+        return cls(other, at[:, None] + offsets, gap, gap <= NEAR_RANGE)
+
+    @classmethod
+    def none(cls, cue: int, balls: int = 3) -> "Near":
+        """No constraint."""
+        other = np.array([b for b in range(balls) if b != cue][:2])
+        return cls(other, np.zeros((2, NEAR_SAMPLES)), np.zeros(2), np.zeros(2, bool))
 
 
 def separated(start, gap=1e-6) -> np.ndarray:
@@ -134,30 +188,68 @@ def legal(x: np.ndarray) -> np.ndarray:
 
 
 @partial(jax.jit, static_argnames="per_lane")
-def _squared_errors(results, times, ball, xy, params, per_lane=False):
-    """(B, N) squared distance of each tracked sample from its simulated ball at that time
+def _squared_errors(results, times, ball, xy, near_times, cue, other, params, per_lane=False):
+    """(B, N) squared distance of each tracked sample from its simulated ball at that time; (B, 2)
+    the smallest simulated gap between the cue ball and each object ball ``other`` (B, 2) over its
+    window ``near_times`` (B, 2, W), 0 where they meet in it; (B, 2) whether they meet at all
     (``per_lane``: params with a batch axis)."""
     in_axes = (0, 0, 0 if per_lane else None)
     paths = jax.vmap(physics.positions_at, in_axes=in_axes)(results, times, params)  # (B, N, 3, 2)
     sim = jnp.take_along_axis(paths, ball[:, :, None, None], axis=2)[:, :, 0]
-    return jnp.sum((sim - xy) ** 2, axis=-1)
+    B, P, W = near_times.shape
+    around = jax.vmap(physics.positions_at, in_axes=in_axes)(results, near_times.reshape(B, P * W), params)
+    around = around.reshape(B, P, W, -1, 2)
+    lane = jnp.arange(B)[:, None]
+    cue_xy = around[lane, jnp.arange(P)[None], :, cue[:, None]]  # (B, P, W, 2)
+    other_xy = around[lane, jnp.arange(P)[None], :, other]
+    radius = params.ball.radius if not per_lane else params.ball.radius[:, None]
+    gap = jnp.min(jnp.linalg.norm(cue_xy - other_xy, axis=-1), axis=-1) - 2 * radius
+    # a contact in the window is a gap of 0 exactly (the samples, 10 ms apart, may straddle it)
+    log = results.events
+    pair = (log.kind == EventKind.BALL_BALL)[:, None] & (  # (B, P, capacity)
+        ((log.balls[:, None, :, 0] == cue[:, None, None]) & (log.balls[:, None, :, 1] == other[:, :, None]))
+        | ((log.balls[:, None, :, 1] == cue[:, None, None]) & (log.balls[:, None, :, 0] == other[:, :, None])))
+    inside = (log.time[:, None] >= near_times[:, :, :1]) & (log.time[:, None] <= near_times[:, :, -1:])
+    gap = jnp.where(jnp.any(pair & inside, -1), 0.0, jnp.maximum(gap, 0.0))
+    return jnp.sum((sim - xy) ** 2, axis=-1), gap, jnp.any(pair, -1)
+
+
+class Misses(NamedTuple):
+    """How far each simulated candidate is from the tracked contacts (``Near``): sq (B, 2), the
+    squared difference between its gap and the tracked one (m^2, 0 where unused; where the tracks
+    show a miss, a simulated hit at any time counts as a gap of 0); start (B, 2), when
+    each window opens (s from the strike; inf where unused), so that a search scoring only the
+    first seconds of a shot leaves later contacts out."""
+
+    sq: np.ndarray
+    start: np.ndarray
+
+    def within(self, horizon: float = np.inf) -> np.ndarray:
+        """(B,) the squared misses of the contacts whose window opens within ``horizon`` s."""
+        return np.sum(self.sq * (self.start <= horizon), axis=-1)
 
 
 def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params, batched_params: bool = False,
              chunk: int = CHUNK):
     """Simulate strike k of ``strikes`` (B, 6; ``FIELDS``) from target k's layout, ``chunk`` lanes a call (one
-    compiled shape whatever B; the last call is padded). Returns (results, d2, rel): the batch of
-    ``ShotResult`` (of the last call only when there are several), (B, N) squared errors and (B, N)
-    sample times from the strike."""
+    compiled shape whatever B; the last call is padded). Returns (results, d2, rel, misses): the batch of
+    ``ShotResult`` (of the last call only when there are several), (B, N) squared errors, (B, N)
+    sample times from the strike, and the candidates' ``Misses`` of the tracked contacts."""
     b = len(strikes)
     pad = -b % chunk
     index = np.concatenate([np.arange(b), np.full(pad, b - 1)])
     start = np.stack([targets[i].start for i in index])
     cue = np.array([targets[i].cue for i in index], np.int32)
-    rel = np.stack([targets[i].times - targets[i].strike_time for i in index]) - strikes[index, 4:5]
+    zero = np.array([targets[i].strike_time for i in index]) + strikes[index, 4]  # the strike, on the clock
+    rel = np.stack([targets[i].times for i in index]) - zero[:, None]
     ball = np.stack([targets[i].ball for i in index])
     xy = np.stack([targets[i].xy for i in index])
+    near = [targets[i].near or Near.none(targets[i].cue, len(targets[i].start)) for i in index]
+    near_rel = np.stack([n.times for n in near]) - zero[:, None, None]
+    other = np.stack([n.other for n in near]).astype(np.int32)
     d2 = np.empty((len(index), N_SAMPLES))
+    gaps = np.empty((len(index), 2))
+    touched = np.empty((len(index), 2), bool)
     for lo in range(0, len(index), chunk):
         part = slice(lo, lo + chunk)
         rows = index[part]
@@ -165,25 +257,35 @@ def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params,
         lane_params = jax.tree_util.tree_map(lambda v, rows=rows: v[rows], params) if batched_params else params
         shot = physics.Shot(V0=x[:, 0], phi=x[:, 1], theta=x[:, 5], a=x[:, 2], b=x[:, 3])
         results = physics.simulate_batch(start[part], shot, cue[part], lane_params, batched_params=batched_params)
-        d2[part] = np.asarray(_squared_errors(results, jnp.asarray(rel[part]), jnp.asarray(ball[part]),
-                                              jnp.asarray(xy[part]), lane_params, per_lane=batched_params))
-    return results, d2[:b], rel[:b]
+        arrays = (rel[part], ball[part], xy[part], near_rel[part], cue[part], other[part])
+        errors, gap, met = _squared_errors(results, *map(jnp.asarray, arrays), lane_params, per_lane=batched_params)
+        d2[part], gaps[part], touched[part] = np.asarray(errors), np.asarray(gap), np.asarray(met)
+    used = np.stack([n.used for n in near])[:b]
+    tracked = np.stack([n.gap for n in near])[:b]
+    # where the tracks show a miss, a hit at any time is a gap of 0 (any hit of the second ball decides)
+    gaps = np.where((tracked > 0) & touched[:b], 0.0, gaps[:b])
+    misses = Misses(np.where(used, (gaps - tracked) ** 2, 0.0), np.where(used, near_rel[:b, :, 0], np.inf))
+    return results, d2[:b], rel[:b], misses
 
 
-def rms(d2, mask) -> np.ndarray:
-    """RMS over the masked samples of each row (m)."""
+def rms(d2, mask, contacts=0.0) -> np.ndarray:
+    """RMS over the masked samples of each row (m); with ``contacts`` (B,) the squared misses of the
+    tracked contacts (``Misses.within``), the search's objective: the mean squared error plus
+    ``CONTACT_WEIGHT`` times them, square-rooted."""
     n = np.maximum(mask.sum(-1), 1)
-    return np.sqrt((d2 * mask).sum(-1) / n)
+    return np.sqrt((d2 * mask).sum(-1) / n + CONTACT_WEIGHT * contacts)
 
 
 @dataclasses.dataclass
 class Fit:
-    """The best strike found for a target and its errors (m)."""
+    """The best strike found for a target and its errors (m); objective: what the search
+    minimised, the RMS over the whole shot with the tracked contacts' misses (``rms``)."""
 
     strike: np.ndarray
     rms: float
     rms_early: float
     result: Optional[physics.ShotResult] = None
+    objective: float = np.inf
 
     def row(self) -> dict:
         return dict(zip(FIELDS, (float(v) for v in self.strike)), rms=self.rms, rms_early=self.rms_early)
@@ -243,7 +345,7 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
     merge = max(int(rounds * EXPLORE), 1) if restarts > 1 else -1
     for k in range(rounds):
         if k == merge:  # the best search of each target goes on alone
-            keep = [int(np.argmin([f.rms for f in row])) for row in best]
+            keep = [int(np.argmin([f.objective for f in row])) for row in best]
             mean, cov = mean[np.arange(n), keep][:, None], cov[np.arange(n), keep][:, None]
             best = [[row[j]] for row, j in zip(best, keep)]
         groups = mean.shape[1]
@@ -254,13 +356,14 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
         chol = np.linalg.cholesky(cov + np.diag(MIN_SPREAD**2))
         x = mean[:, :, None, :] + np.einsum("ngij,ngpj->ngpi", chol, rng.standard_normal((n, groups, size, dim)))
         x[:, :, 0] = mean  # the current mean is always a candidate, and so is the best strike
-        x[:, :, 1] = [[f.strike if np.isfinite(f.rms) else m for f, m in zip(row, mrow)]
+        x[:, :, 1] = [[f.strike if np.isfinite(f.objective) else m for f, m in zip(row, mrow)]
                       for row, mrow in zip(best, mean)]
         x = legal(x).reshape(n * pop, dim)
-        _, d2, rel = simulate(lanes, x, lane_params, batched_params, chunk)
+        _, d2, rel, misses = simulate(lanes, x, lane_params, batched_params, chunk)
         horizon = np.inf if polishing else first_horizon * GROWTH ** k
         shape = (n, groups, size)
-        score = rms(d2, used & (rel <= horizon)).reshape(shape)
+        score = rms(d2, used & (rel <= horizon), misses.within(horizon)).reshape(shape)
+        objective = rms(d2, used, misses.within()).reshape(shape)
         whole = rms(d2, used).reshape(shape)
         early = rms(d2, used & (rel <= EARLY)).reshape(shape)
         x = x.reshape(n, groups, size, dim)
@@ -270,18 +373,19 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
                 order = np.argsort(score[i, g])[:elite]
                 mean[i, g] = x[i, g, order].mean(0)
                 cov[i, g] = np.cov(x[i, g, order], rowvar=False)
-                j = int(np.argmin(whole[i, g]))
-                if whole[i, g, j] < best[i][g].rms:
-                    best[i][g] = Fit(x[i, g, j].copy(), float(whole[i, g, j]), float(early[i, g, j]))
+                j = int(np.argmin(objective[i, g]))
+                if objective[i, g, j] < best[i][g].objective:
+                    best[i][g] = Fit(x[i, g, j].copy(), float(whole[i, g, j]), float(early[i, g, j]),
+                                     objective=float(objective[i, g, j]))
         if progress is not None:
             progress.update(1)
-    return [min(row, key=lambda f: f.rms) for row in best]
+    return [min(row, key=lambda f: f.objective) for row in best]
 
 
 def final_result(target: Target, strike: np.ndarray, params: physics.Params, chunk: int = CHUNK
                  ) -> physics.ShotResult:
     """The simulated shot of one strike."""
-    results, _, _ = simulate([target], strike[None], params, chunk=chunk)
+    results = simulate([target], strike[None], params, chunk=chunk)[0]
     return jax.tree_util.tree_map(lambda v: v[0], results)
 
 
@@ -330,13 +434,16 @@ def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, p
     scored = target
     if horizon is not None:
         check_horizon(horizon)
-        scored = dataclasses.replace(target, used=target.used & (target.times - target.strike_time <= horizon))
+        near = target.near
+        scored = dataclasses.replace(target, used=target.used & (target.times - target.strike_time <= horizon),
+                                     near=dataclasses.replace(near, used=near.used & (
+                                         near.times[:, 0] - target.strike_time <= horizon)))
     best = fit([scored], params, pop=pop, rounds=rounds, seed=seed, init=first_guess(shot)[None], chunk=chunk,
                restarts=restarts, polish=polish)[0]
     if horizon is None:
         best.result = final_result(target, best.strike, params, chunk)
     else:  # the errors of the whole shot, from its one simulation
-        results, d2, rel = simulate([target], best.strike[None], params, chunk=chunk)
+        results, d2, rel, _ = simulate([target], best.strike[None], params, chunk=chunk)
         best = Fit(best.strike, float(rms(d2, target.used[None])[0]),
                    float(rms(d2, target.used[None] & (rel <= EARLY))[0]),
                    jax.tree_util.tree_map(lambda v: v[0], results))

@@ -34,9 +34,34 @@ def test_true_strike_scores_zero_and_a_faster_or_raised_one_does_not(made):
     params, shot = made
     target = rc.Target.of(shot)
     strikes = np.array([[*STRIKE, 0.0, 0.0], [3.05, *STRIKE[1:], 0.0, 0.0], [*STRIKE, 0.0, 8.0]])
-    _, d2, rel = rc.simulate([target] * 3, strikes, params, chunk=CHUNK)
+    _, d2, rel, _ = rc.simulate([target] * 3, strikes, params, chunk=CHUNK)
     whole = rc.rms(d2, np.stack([target.used] * 3))
     assert whole[0] < 1e-9 and whole[1] > 0.02 and whole[2] > 0.02  # the elevation (column 5) is simulated
+
+
+def test_the_tracked_contacts_are_constraints_the_true_strike_meets(made):
+    """The made shot's cue ball passes ball 2 about 1.3 cm apart, then hits ball 3: the target asks
+    for that gap and for the hit (a gap of 0), each in a window around its time. The true strike
+    meets both; a strike aimed 4 degrees off misses ball 3, by a gap that the search's objective
+    adds to the mean squared error, and only once its window opens within the horizon."""
+    params, shot = made
+    target = rc.Target.of(shot)
+    near = target.near
+    assert list(near.other) == [1, 2] and list(near.used) == [True, True]
+    assert 0.005 < near.gap[0] < rc.NEAR_RANGE and near.gap[1] == 0.0
+    truth = rc.final_result(target, np.array([*STRIKE, 0.0, 0.0]), params, chunk=CHUNK)
+    log = truth.events
+    hit = [float(t) for k, b, t in zip(np.asarray(log.kind), np.asarray(log.balls), np.asarray(log.time))
+           if k == physics.EventKind.BALL_BALL and sorted(b) == [0, 2]][0] + shot.strike_time
+    assert near.times[1, 0] < hit < near.times[1, -1]
+    strikes = np.array([[*STRIKE, 0.0, 0.0], [STRIKE[0], STRIKE[1] + 4.0, *STRIKE[2:], 0.0, 0.0]])
+    _, d2, _, misses = rc.simulate([target] * 2, strikes, params, chunk=CHUNK)
+    assert misses.sq[0].max() < 1e-12 and misses.sq[1, 1] > 0.01**2
+    plain = rc.rms(d2, np.stack([target.used] * 2))
+    judged = rc.rms(d2, np.stack([target.used] * 2), misses.within())
+    assert judged[0] == plain[0]
+    assert judged[1] ** 2 == pytest.approx(plain[1] ** 2 + rc.CONTACT_WEIGHT * misses.sq[1].sum())
+    assert misses.within(misses.start[1, 1] - 1e-3)[1] == misses.sq[1, 0]  # ball 3's window opens later
 
 
 def test_reconstruction_recovers_the_strike(made):
@@ -55,7 +80,7 @@ def test_a_horizon_fits_the_start_and_reports_the_whole_shot(made):
     params, shot = made
     best, _ = rc.reconstruct(shot, params, pop=64, rounds=4, chunk=CHUNK, restarts=1, polish=1, horizon=0.3)
     target = rc.Target.of(shot)
-    _, d2, rel = rc.simulate([target], best.strike[None], params, chunk=CHUNK)
+    _, d2, rel, _ = rc.simulate([target], best.strike[None], params, chunk=CHUNK)
     start = rc.rms(d2, target.used[None] & (rel <= 0.3))[0]
     assert best.rms == pytest.approx(rc.rms(d2, target.used[None])[0])
     assert best.rms_early == pytest.approx(rc.rms(d2, target.used[None] & (rel <= rc.EARLY))[0])
