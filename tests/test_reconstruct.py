@@ -62,6 +62,10 @@ def test_the_tracked_contacts_are_constraints_the_true_strike_meets(made):
     assert judged[0] == plain[0]
     assert judged[1] ** 2 == pytest.approx(plain[1] ** 2 + rc.CONTACT_WEIGHT * misses.sq[1].sum())
     assert misses.within(misses.start[1, 1] - 1e-3)[1] == misses.sq[1, 0]  # ball 3's window opens later
+    # aimed 2 degrees off, the cue ball hits ball 2, which the tracks show it passing: the whole gap is missed
+    _, _, _, misses = rc.simulate([target], np.array([[STRIKE[0], STRIKE[1] + 2.0, *STRIKE[2:], 0.0, 0.0]]), params,
+                                  chunk=CHUNK)
+    assert misses.sq[0, 0] == pytest.approx(near.gap[0] ** 2)
 
 
 def test_reconstruction_recovers_the_strike(made):
