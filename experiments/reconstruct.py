@@ -134,7 +134,7 @@ class Near:
         grid = np.arange(shot.strike_time, shot.end_time, track_events.GRID)
         pos = shot.at(grid)
         first = {c.balls: c.t for c in reversed(track_events.ball_contacts(shot))}
-        other = np.array([b for b in range(len(shot.tracks)) if b != shot.cue][:2])
+        other = _object_balls(shot.cue, len(shot.tracks))
         at, gap = np.empty(2), np.empty(2)
         for k, b in enumerate(other):
             pair = (min(b, shot.cue), max(b, shot.cue))
@@ -150,8 +150,12 @@ class Near:
     @classmethod
     def none(cls, cue: int, balls: int = 3) -> "Near":
         """No constraint."""
-        other = np.array([b for b in range(balls) if b != cue][:2])
-        return cls(other, np.zeros((2, NEAR_SAMPLES)), np.zeros(2), np.zeros(2, bool))
+        return cls(_object_balls(cue, balls), np.zeros((2, NEAR_SAMPLES)), np.zeros(2), np.zeros(2, bool))
+
+
+def _object_balls(cue: int, balls: int) -> np.ndarray:
+    """(2,) the two balls other than the cue ball, in index order."""
+    return np.array([b for b in range(balls) if b != cue][:2])
 
 
 def separated(start, gap=1e-6) -> np.ndarray:
@@ -191,11 +195,12 @@ def legal(x: np.ndarray) -> np.ndarray:
 
 
 @partial(jax.jit, static_argnames="per_lane")
-def _squared_errors(results, times, ball, xy, near_times, cue, other, params, per_lane=False):
-    """(B, N) squared distance of each tracked sample from its simulated ball at that time; (B, 2)
-    the smallest simulated gap between the cue ball and each object ball ``other`` (B, 2) over its
-    window ``near_times`` (B, 2, W), 0 where they meet in it; (B, 2) whether they meet at all
-    (``per_lane``: params with a batch axis)."""
+def _squared_errors(results, times, ball, xy, near_times, cue, other, tracked, params, per_lane=False):
+    """(B, N) squared distance of each tracked sample from its simulated ball at that time, and
+    (B, 2) the simulated gap between the cue ball and each object ball ``other`` (B, 2): the
+    smallest over its window ``near_times`` (B, 2, W), 0 where they meet in it, and 0 where they
+    meet at any time but the tracked gap ``tracked`` (B, 2) is a miss (any hit of the second ball
+    decides) (``per_lane``: params with a batch axis)."""
     in_axes = (0, 0, 0 if per_lane else None)
     paths = jax.vmap(physics.positions_at, in_axes=in_axes)(results, times, params)  # (B, N, 3, 2)
     sim = jnp.take_along_axis(paths, ball[:, :, None, None], axis=2)[:, :, 0]
@@ -213,8 +218,8 @@ def _squared_errors(results, times, ball, xy, near_times, cue, other, params, pe
         ((log.balls[:, None, :, 0] == cue[:, None, None]) & (log.balls[:, None, :, 1] == other[:, :, None]))
         | ((log.balls[:, None, :, 1] == cue[:, None, None]) & (log.balls[:, None, :, 0] == other[:, :, None])))
     inside = (log.time[:, None] >= near_times[:, :, :1]) & (log.time[:, None] <= near_times[:, :, -1:])
-    gap = jnp.where(jnp.any(pair & inside, -1), 0.0, jnp.maximum(gap, 0.0))
-    return jnp.sum((sim - xy) ** 2, axis=-1), gap, jnp.any(pair, -1)
+    met = jnp.any(pair & inside, -1) | ((tracked > 0) & jnp.any(pair, -1))
+    return jnp.sum((sim - xy) ** 2, axis=-1), jnp.where(met, 0.0, jnp.maximum(gap, 0.0))
 
 
 class Misses(NamedTuple):
@@ -250,9 +255,9 @@ def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params,
     near = [targets[i].near or Near.none(targets[i].cue, len(targets[i].start)) for i in index]
     near_rel = np.stack([n.times for n in near]) - zero[:, None, None]
     other = np.stack([n.other for n in near]).astype(np.int32)
+    tracked = np.stack([n.gap for n in near])
     d2 = np.empty((len(index), N_SAMPLES))
     gaps = np.empty((len(index), 2))
-    touched = np.empty((len(index), 2), bool)
     for lo in range(0, len(index), chunk):
         part = slice(lo, lo + chunk)
         rows = index[part]
@@ -260,14 +265,11 @@ def simulate(targets: list[Target], strikes: np.ndarray, params: physics.Params,
         lane_params = jax.tree_util.tree_map(lambda v, rows=rows: v[rows], params) if batched_params else params
         shot = physics.Shot(V0=x[:, 0], phi=x[:, 1], theta=x[:, 5], a=x[:, 2], b=x[:, 3])
         results = physics.simulate_batch(start[part], shot, cue[part], lane_params, batched_params=batched_params)
-        arrays = (rel[part], ball[part], xy[part], near_rel[part], cue[part], other[part])
-        errors, gap, met = _squared_errors(results, *map(jnp.asarray, arrays), lane_params, per_lane=batched_params)
-        d2[part], gaps[part], touched[part] = np.asarray(errors), np.asarray(gap), np.asarray(met)
+        arrays = (rel[part], ball[part], xy[part], near_rel[part], cue[part], other[part], tracked[part])
+        errors, gap = _squared_errors(results, *map(jnp.asarray, arrays), lane_params, per_lane=batched_params)
+        d2[part], gaps[part] = np.asarray(errors), np.asarray(gap)
     used = np.stack([n.used for n in near])[:b]
-    tracked = np.stack([n.gap for n in near])[:b]
-    # where the tracks show a miss, a hit at any time is a gap of 0 (any hit of the second ball decides)
-    gaps = np.where((tracked > 0) & touched[:b], 0.0, gaps[:b])
-    misses = Misses(np.where(used, (gaps - tracked) ** 2, 0.0), np.where(used, near_rel[:b, :, 0], np.inf))
+    misses = Misses(np.where(used, (gaps[:b] - tracked[:b]) ** 2, 0.0), np.where(used, near_rel[:b, :, 0], np.inf))
     return results, d2[:b], rel[:b], misses
 
 
