@@ -4,7 +4,12 @@ Detection rules (positions linear between samples, ``tracking.Track.at``):
   Cushion contact: a ball's centre comes to within ``CUSHION_NEAR`` of the cushion line (one
     ball radius from the nose) and the velocity component across that cushion reverses there:
     towards it by more than ``MIN_NORMAL_SPEED`` on the segment into the sample, away from it by
-    as much on the segment out of it. Its time is where the two segments, run on, meet the line.
+    as much on the segment out of it, or on the first segment after a pause of at most ``HELD``
+    s at the cushion (segments across the line slower than that, every sample near it). The
+    camera may see a ball at the nose twice, or lose the sample of the contact, and a corner's
+    second cushion then shows as such a pause (of the 90 match shots, 26 contacts more, 73 % of
+    them met by their reconstructions, as are 82 % of the others; two shots, 545743 and 545787,
+    become points). Its time is where the segments in and out, run on, meet the line.
   Ball-ball contact: two centres come to within 2 R + ``BALL_NEAR`` of each other (a closest
     approach on a ``GRID`` s time grid) while one of the two changes direction by more than
     ``TURN_DEG`` or starts moving from rest (sample spacing cuts the corner of a rebound, hence
@@ -34,6 +39,7 @@ from rules import judge
 
 CUSHION_NEAR = 0.03  # m
 MIN_NORMAL_SPEED = 0.05  # m/s, above the tracking noise (1 mm per 20 ms)
+HELD = 0.05  # s a ball may seem to stay at a cushion between coming in and going out
 BALL_NEAR = 0.03  # m
 TURN_DEG = 10.0
 GRID = 0.005  # s
@@ -67,9 +73,15 @@ def cushion_contacts(track: Track, ball: int) -> list[Contact]:
         gap = sign * (line - xy[:, axis])  # >= 0 inside the line
         speed = -np.diff(gap) / np.diff(t)  # > 0 towards the cushion
         for i in range(1, len(t) - 1):
-            if gap[i] <= CUSHION_NEAR and speed[i - 1] > MIN_NORMAL_SPEED and speed[i] < -MIN_NORMAL_SPEED:
-                t_in = np.clip(t[i - 1] + gap[i - 1] / speed[i - 1], t[i - 1], t[i + 1])
-                t_out = np.clip(t[i + 1] + gap[i + 1] / speed[i], t[i - 1], t[i + 1])
+            if gap[i] > CUSHION_NEAR or speed[i - 1] <= MIN_NORMAL_SPEED:
+                continue
+            j = i  # the segment out of the cushion, after any held at it for at most HELD s
+            while (j < len(t) - 2 and t[j + 1] - t[i] <= HELD and abs(speed[j]) <= MIN_NORMAL_SPEED
+                   and gap[j + 1] <= CUSHION_NEAR):
+                j += 1
+            if speed[j] < -MIN_NORMAL_SPEED:
+                t_in = np.clip(t[i - 1] + gap[i - 1] / speed[i - 1], t[i - 1], t[j + 1])
+                t_out = np.clip(t[j + 1] + gap[j + 1] / speed[j], t[i - 1], t[j + 1])
                 out.append(Contact(float(0.5 * (t_in + t_out)), "cushion", (ball, -1), int(cushion)))
     return out
 

@@ -64,7 +64,38 @@ def test_rule_c13_2_two_cushions_is_no_point(shots):
 
 def test_points_over_the_data(shots):
     points = [track_events.scores_point(track_events.event_log(s), s.start, s.cue) for s in shots.values()]
-    assert sum(points) == 20
+    assert sum(points) == 22
+
+
+def test_a_corner_seen_as_a_pause_at_the_second_cushion_545787(shots):
+    """The cue ball goes into the corner of the LEFT and TOP cushions: the camera sees it at the
+    TOP cushion's line twice, 20 ms apart, so its velocity across that cushion reverses over a
+    pause, not at one sample. Both cushions count, and the shot is a point (C-13.2)."""
+    s = shots[545787]
+    corner = [(c.cushion, round(c.t - s.strike_time, 2)) for c in track_events.cushion_contacts(s.tracks[s.cue], s.cue)
+              if 0.55 < c.t - s.strike_time < 0.75]
+    assert [k for k, _ in sorted(corner, key=lambda x: x[1])] == [Cushion.LEFT, Cushion.TOP]
+    assert track_events.scores_point(track_events.event_log(s), s.start, s.cue)
+
+
+def _bounce(pause, dt=0.02):
+    """A ball into the LEFT cushion at 1 m/s and out again, seen at the line for ``pause`` s."""
+    line = tracking.WIDTH - RADIUS
+    n_in = 5
+    held = int(round(pause / dt))
+    y = np.concatenate([line - 0.02 * np.arange(n_in, 0, -1), np.full(held + 1, line), line - 0.02 * np.arange(1, 6)])
+    t = dt * np.arange(len(y))
+    return tracking.Track(t, np.stack([np.linspace(1.0, 1.3, len(y)), y], axis=1))
+
+
+def test_a_pause_at_the_cushion_is_one_contact_up_to_held():
+    for pause in (0.0, 0.02, 0.04):
+        found = track_events.cushion_contacts(_bounce(pause), 0)
+        assert [c.cushion for c in found] == [Cushion.LEFT]
+        assert found[0].t == pytest.approx(0.1 + pause / 2)  # the segments in and out meet the line there
+    # a ball that stays at the line longer than HELD (rolling along it) has no contact there
+    assert track_events.HELD < 0.1
+    assert track_events.cushion_contacts(_bounce(0.1), 0) == []
 
 
 def _line(n=6, x0=1.0, y=0.7, dx=0.04, dt=0.02):
