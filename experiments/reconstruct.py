@@ -74,6 +74,7 @@ HIGH = np.array([8.0, np.inf, 0.6, 0.6, 0.04, 30.0])
 MIN_SPREAD = np.array([0.002, 0.01, 0.002, 0.002, 0.0005, 0.05])
 WIDE_SPREAD = np.array([0.35, 4.0, 0.3, 0.3, 0.008, 3.0])
 MAX_TIP = 0.58  # tip offsets are kept inside this radius (the miscue limit is 0.6 R)
+FIRST_TRAVEL = 0.06  # s of the cue ball's travel that give the first guess its aim and speed
 BALL_SPEED_PER_CUE_SPEED = 1.4  # a centre hit gives the ball 2 M / (M + m) = 1.46 of the cue speed
 # Contacts as constraints (``Near``, module docstring): a miss of the cue ball's pass of an object
 # ball counts when closer than NEAR_RANGE; the simulated gap is read over +-NEAR_WINDOW s around
@@ -173,15 +174,33 @@ def separated(start, gap=1e-6) -> np.ndarray:
 
 
 def first_guess(shot: TrackedShot) -> np.ndarray:
-    """(6,) a strike (``FIELDS``) from the cue ball's first samples: aim along its first 60 ms of
-    travel, cue speed from the ball's speed there, a level centre hit, dt = 0."""
+    """(6,) a strike (``FIELDS``) from the cue ball's first samples: aim along its first
+    ``FIRST_TRAVEL`` s of travel, cue speed from the ball's speed there, a level centre hit,
+    dt = 0. Where the tracks show the cue ball meeting a ball sooner, it aims at the ghost ball
+    instead (``ghost_aim``): the hit has already turned those samples (match shot 545762, a thin
+    hit on a ball 5 cm away: its first 60 ms point 14 degrees off the aim)."""
     tr = shot.tracks[shot.cue]
     t0 = shot.strike_time
-    k = int(np.searchsorted(tr.t, t0 + 0.06))
+    k = int(np.searchsorted(tr.t, t0 + FIRST_TRAVEL))
     k = min(max(k, 1), len(tr.t) - 1)
     d = tr.xy[k] - tr.xy[0]
     speed = np.linalg.norm(d) / max(tr.t[k] - t0, 1e-3)
-    return np.array([speed / BALL_SPEED_PER_CUE_SPEED, np.degrees(np.arctan2(d[1], d[0])), 0.0, 0.0, 0.0, 0.0])
+    aim = np.degrees(np.arctan2(d[1], d[0]))
+    first = next((c for c in track_events.ball_contacts(shot) if shot.cue in c.balls), None)
+    if first is not None and first.t < t0 + FIRST_TRAVEL:
+        aim = ghost_aim(shot, first.balls[0] + first.balls[1] - shot.cue)
+    return np.array([speed / BALL_SPEED_PER_CUE_SPEED, aim, 0.0, 0.0, 0.0, 0.0])
+
+
+def ghost_aim(shot: TrackedShot, ball: int) -> float:
+    """The aim (degrees) that sends the cue ball's centre to where it touches ``ball`` at rest: 2 R
+    back from that ball's place along the line it leaves on (read over its first ``FIRST_TRAVEL``
+    s of motion; the throw of a cut, a degree or two, is left to the search)."""
+    tr = shot.tracks[ball]
+    k = min(int(np.searchsorted(tr.t, tr.moves_at + FIRST_TRAVEL)), len(tr.t) - 1)
+    leaves = tr.xy[k] - tr.xy[0]
+    d = tr.xy[0] - 2 * tracking.RADIUS * leaves / max(np.linalg.norm(leaves), 1e-9) - shot.tracks[shot.cue].xy[0]
+    return float(np.degrees(np.arctan2(d[1], d[0])))
 
 
 def legal(x: np.ndarray) -> np.ndarray:

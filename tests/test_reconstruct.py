@@ -77,6 +77,22 @@ def test_reconstruction_recovers_the_strike(made):
     assert abs(best.strike[4]) < 0.005
 
 
+def test_first_guess_aims_at_the_ghost_ball_of_an_early_hit():
+    """A ball 4.4 cm from the cue ball, cut at once (as in match shot 545762): the cue ball's first
+    60 ms, already turned by the hit, point more than 10 degrees off the aim; the ghost ball (2 R
+    back from the struck ball along the line it leaves on) gives the aim to within the throw."""
+    params = physics.default_params(calibration="reference")
+    start = np.array([[1.0, 0.7], [1.1, 0.73], [2.0, 1.2]])
+    for aim in (-15.0, 45.0):
+        shot = rc.sampled(start, np.array([4.0, aim, 0.0, 0.0]), params, shot_id=8, chunk=CHUNK)
+        track = shot.tracks[0]
+        d = track.xy[np.searchsorted(track.t, shot.strike_time + rc.FIRST_TRAVEL)] - track.xy[0]
+        assert abs(np.degrees(np.arctan2(d[1], d[0])) - aim) > 10.0
+        guess = rc.first_guess(shot)
+        assert abs(guess[1] - aim) < 1.0 and guess[1] == rc.ghost_aim(shot, 1)
+        assert 3.0 < guess[0] < 4.5
+
+
 def test_a_horizon_fits_the_start_and_reports_the_whole_shot(made):
     """With a horizon only the first seconds are fitted: a strike a little faster than the true
     one misses the start little and the end a lot, so the start's fit leaves the whole shot's
