@@ -20,8 +20,8 @@ median 5.9 cm (p90 14.8 cm, against 19.1), 4.0 cm over the first 2 s, and 94 % a
 the tracks are. The search is a cross-entropy method (CEM) over a batch of candidates per
 shot, simulated in one call (``physics.simulate_batch``): sample, keep the best eighth, refit
 a normal distribution to them, repeat. Early rounds score only the first seconds of the shot
-(a smooth start) and the horizon grows to the whole shot, which keeps the search out of the many local minima that later
-contacts make. From a first guess, several searches start with different side spins (its
+(a smooth start) and the horizon grows to the whole shot, which keeps the search out of the
+many local minima that later contacts make. From a first guess, several searches start with different side spins (its
 sign sets every cushion angle, and one search can settle on the wrong one) and the best goes
 on alone; the last rounds search around the best strike found, scored on the whole shot.
 
