@@ -21,9 +21,9 @@ the tracks are. The search is a cross-entropy method (CEM) over a batch of candi
 shot, simulated in one call (``physics.simulate_batch``): sample, keep the best eighth, refit
 a normal distribution to them, repeat. Early rounds score only the first seconds of the shot
 (a smooth start) and the horizon grows to the whole shot, which keeps the search out of the
-many local minima that later contacts make. From a first guess, several searches start with different side spins (its
-sign sets every cushion angle, and one search can settle on the wrong one) and the best goes
-on alone; the last rounds search around the best strike found, scored on the whole shot.
+many local minima that later contacts make. From a first guess, several searches start with
+different side spins (its sign sets every cushion angle, and one search can settle on the wrong
+one) and the best goes on alone; the last rounds search around the best strike found, scored on the whole shot.
 
 Reported errors: RMS over the whole shot, over the first 2 s after the strike, and a time-free
 path-shape distance (each tracked sample to the nearest point of its ball's simulated path and
