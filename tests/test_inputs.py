@@ -385,6 +385,20 @@ def test_a_batch_is_compiled_padded_to_a_few_sizes(batch, lanes, size):
     assert padded_batch(batch, lanes) == size
 
 
+@pytest.mark.parametrize("pin", [None, "centre"])
+def test_a_batch_of_one_gives_what_the_shot_gives_alone(params, pin):
+    # A batch of one runs the shot's own loop rather than the lane pool; its result keeps the batch axis.
+    pin = None if pin is None else np.asarray(params.table.centre)
+    pos = np.array([[0.7, 0.5], [0.7, 0.9], [2.1, 0.3]])
+    for V0, phi, a in ((3.0, 40.0, 0.3), (0.0, 0.0, 0.0)):
+        batch = physics.simulate_batch(pos[None], Shot(V0=np.array([V0]), phi=phi, a=a), 0, params, pin)
+        one = physics.simulate(pos, Shot(V0=V0, phi=phi, a=a), 0, params, pin)
+        for got, want in zip(jax.tree_util.tree_leaves(batch), jax.tree_util.tree_leaves(one)):
+            assert np.shape(got) == (1,) + np.shape(want)
+            np.testing.assert_allclose(np.asarray(got)[0], np.asarray(want), rtol=0, atol=1e-12)
+    assert int(batch.num_events[0]) == 1 and int(one.num_events) == 1  # the null shot: the strike alone
+
+
 def test_a_padded_batch_gives_each_shot_what_it_gives_alone(params):
     rng = np.random.default_rng(3)
     n = 37  # padded with null shots to 64, the batch other tests compile the pool for
