@@ -779,7 +779,8 @@ def simulate_batch(
     params: shared, or with a leading batch axis on every leaf when ``batched_params`` is True
     (to sweep a physical parameter, with a plain ``vmap``). lanes: how many shots run side by
     side (see ``_simulate_pool``), on each device; the batch is compiled padded to
-    ``padded_batch(batch, lanes)`` shots. Bad arguments raise as in ``simulate``; a size
+    ``padded_batch(batch, lanes)`` shots; a batch of one plays the shot's own loop, as ``simulate``
+    does (no lanes to keep filled). Bad arguments raise as in ``simulate``; a size
     that does not match the batch of ``positions`` raises ValueError naming the argument.
 
     With several devices a batch that splits evenly over them is split (``physics.devices``):
