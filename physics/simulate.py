@@ -602,7 +602,7 @@ _simulate_jit = jax.jit(_simulate)
 _simulate_pool_jit = jax.jit(_simulate_pool, static_argnames="lanes")
 _simulate_batch_params_jit = jax.jit(jax.vmap(_simulate, in_axes=(0, 0, 0, 0, 0)))
 # A batch of one on the pool pays for the lane bookkeeping (handing in, refilling) at every event;
-# the plain loop of one shot does not (some 0.2-0.3 ms a shot on a 2-core CPU).
+# the plain loop of one shot does not (0.3-0.4 ms a shot on a 2-core CPU).
 @jax.jit
 def _simulate_one_jit(positions, shot, cue_ball, params, pin):
     """A batch of one shot: the shot's own loop (a ``vmap`` of it would carry the whole state
