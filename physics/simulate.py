@@ -497,9 +497,16 @@ def _simulate_pool(positions: jax.Array, shot: Shot, cue_ball: ArrayLike, params
     iterations. Every shot still goes through the arithmetic of ``_simulate`` (the candidate
     times of all lanes come from ``detect.candidate_times_batch``, which equals a ``vmap`` of
     ``detect.candidate_times`` to the last bit of a root), and its log is thinned the same way.
-    pin_position: None, or (B, 2).
+    pin_position: None, or (B, 2). A batch of one plays the shot's own loop: lanes to keep filled
+    would cost it their bookkeeping at every event (0.3-0.4 ms a shot on a 2-core CPU), and a
+    ``vmap`` of the loop would carry its whole state through a select at every event.
     """
     B, n = positions.shape[:2]
+    take = lambda tree, idx: jax.tree_util.tree_map(lambda x: x[idx], tree)  # noqa: E731
+    if B == 1:
+        pin = None if pin_position is None else take(pin_position, 0)
+        one = _simulate(take(positions, 0), take(shot, 0), take(cue_ball, 0), params, pin)
+        return jax.tree_util.tree_map(lambda x: x[None], one)
     C = params.capacity
     dtype = params.dtype
     b0, pin0, start_status = jax.vmap(lambda p, s, c, q: _start(p, s, c, params, q))(
@@ -509,7 +516,6 @@ def _simulate_pool(positions: jax.Array, shot: Shot, cue_ball: ArrayLike, params
         cue_ball, b0
     )
     lanes = max(1, min(lanes, B))
-    take = lambda tree, idx: jax.tree_util.tree_map(lambda x: x[idx], tree)  # noqa: E731
     sid = jnp.arange(lanes, dtype=jnp.int32)
     none = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (lanes,) + x.shape), _Kept.none(n, dtype))
     carry = dict(
@@ -601,15 +607,6 @@ def _simulate_pool(positions: jax.Array, shot: Shot, cue_ball: ArrayLike, params
 _simulate_jit = jax.jit(_simulate)
 _simulate_pool_jit = jax.jit(_simulate_pool, static_argnames="lanes")
 _simulate_batch_params_jit = jax.jit(jax.vmap(_simulate, in_axes=(0, 0, 0, 0, 0)))
-# A batch of one on the pool pays for the lane bookkeeping (handing in, refilling) at every event;
-# the plain loop of one shot does not (0.3-0.4 ms a shot on a 2-core CPU).
-@jax.jit
-def _simulate_one_jit(positions, shot, cue_ball, params, pin):
-    """A batch of one shot: the shot's own loop (a ``vmap`` of it would carry the whole state
-    through a select at every event), the result given its batch axis back."""
-    row = lambda tree: jax.tree_util.tree_map(lambda x: x[0], tree)  # noqa: E731
-    result = _simulate(row(positions), row(shot), row(cue_ball), params, None if pin is None else row(pin))
-    return jax.tree_util.tree_map(lambda x: x[None], result)
 
 # Lanes of the shot pool: enough to keep the vector units busy, few enough that lanes rarely idle.
 DEFAULT_LANES = 128
@@ -803,9 +800,7 @@ def simulate_batch(
         positions, cue_ball = fill(positions), fill(cue_ball)
         pin = None if pin is None else fill(pin)
         shot = map_fields(lambda x: _xp(x).concatenate([x, _xp(x).zeros((size - batch,), x.dtype)]), shot)
-    if size == 1:  # one shot: no lanes to fill
-        result = _simulate_one_jit(positions, shot, cue_ball, params, pin)
-    elif devices.device_count() > 1:
+    if devices.device_count() > 1:
         result = _simulate_pool_split(int(lanes))(positions, shot, cue_ball, params, pin)
     else:
         result = _simulate_pool_jit(positions, shot, cue_ball, params, pin, lanes=int(lanes))
