@@ -704,6 +704,8 @@ def _check_pin(pin, batch=None):
 
 def _check_cue_ball(cue_ball, n: int, batch=None):
     """An integer ball index in [0, n - 1] (or (batch,) of them); the range only when concrete."""
+    if type(cue_ball) is int and 0 <= cue_ball < n:  # the usual argument, passed at once
+        return
     allowed = f"an integer ball index in [0, {n - 1}]" + ("" if batch is None else f", or ({batch},) of them")
     dtype = getattr(cue_ball, "dtype", None)
     integer = (isinstance(cue_ball, (int, np.integer)) and not isinstance(cue_ball, (bool, np.bool_))) or (
@@ -732,9 +734,16 @@ def _canonical(positions, shot: Shot, cue_ball, params: Params, pin, batch=None)
         shot = map_fields(lambda x: strong_type(x, dtype), shot)
         cue_ball = _xp(cue_ball).asarray(cue_ball, np.int32)
     else:
-        shot = map_fields(lambda x: _xp(x).broadcast_to(as_float(x), (batch,)), shot)
-        cue_ball = _xp(cue_ball).broadcast_to(_xp(cue_ball).asarray(cue_ball, np.int32), (batch,))
+        shot = map_fields(lambda x: _fill(x, (batch,), dtype), shot)
+        cue_ball = _fill(cue_ball, (batch,), np.int32)
     return as_float(positions), shot, cue_ball, params, None if pin is None else as_float(pin)
+
+
+def _fill(x, shape, dtype):
+    """``x`` in ``dtype`` broadcast to ``shape`` (as is when it has that shape already: a
+    broadcast costs microseconds, a single shot's entry counts them)."""
+    x = _xp(x).asarray(x, dtype)
+    return x if x.shape == shape else _xp(x).broadcast_to(x, shape)
 
 
 def _xp(x):

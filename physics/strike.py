@@ -18,6 +18,7 @@ horizontal components once it slides. Squirt
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import jax
@@ -114,11 +115,19 @@ def check_fields(shot: "Shot", shape=()) -> None:
 def check_shot(V0, phi, theta, a, b, max_speed=None, max_offset=None) -> None:
     """Raise ValueError naming the allowed range for any strike parameter outside it: finite,
     V0 >= 0, theta in [0, 90); and, when given, V0 <= max_speed and sqrt(a^2 + b^2) <= max_offset
-    (each tolerant of the rounding of the limit to the value's own dtype). Array methods, not
-    NumPy's functions: this runs on every simulated shot, and on a single one their wrappers
-    would cost more than the checks."""
+    (each tolerant of the rounding of the limit to the value's own dtype). This runs on every
+    simulated shot, so a shot that passes is checked in one pass (``_all_within``); the checks one
+    by one (``_name_the_failure``) run only to say what failed."""
     arrays = {"V0": V0, "phi": phi, "theta": theta, "a": a, "b": b}
     values = {name: np.asarray(x) for name, x in arrays.items()}
+    if not _all_within(*values.values(), max_speed, max_offset):
+        _name_the_failure(arrays, values, max_speed, max_offset)
+
+
+def _name_the_failure(arrays, values, max_speed, max_offset) -> None:
+    """``check_shot``'s checks one by one: ValueError naming the first that fails (nothing when
+    all pass). arrays: the fields as given, by name; values: the same as NumPy arrays."""
+    V0, theta, a, b = (arrays[name] for name in ("V0", "theta", "a", "b"))
     for name, x in values.items():
         if not np.isfinite(x.astype(float, copy=False)).all():
             raise ValueError(f"shot parameter {name} must be finite, got {arrays[name]}")
@@ -136,6 +145,33 @@ def check_shot(V0, phi, theta, a, b, max_speed=None, max_offset=None) -> None:
             f"tip offset sqrt(a^2 + b^2) must be at most {float(max_offset):g} R (params.cue.max_offset; "
             f"beyond is a miscue), got a={a}, b={b}"
         )
+
+
+def _all_within(V0, phi, theta, a, b, max_speed, max_offset) -> bool:
+    """Every check of ``check_shot`` in one pass, for fields that share a float dtype and a shape
+    (the usual shot): True when all pass. False sends ``check_shot`` through its checks one by
+    one, which name what failed (or pass a shot of mixed dtypes)."""
+    dtype, shape = V0.dtype, V0.shape
+    if dtype.kind != "f" or any(x.dtype != dtype or x.shape != shape for x in (phi, theta, a, b)):
+        return False
+    limits = [None if x is None else np.asarray(x) for x in (max_speed, max_offset)]
+    if dtype == np.float64 and V0.size == 1 and all(x is None or x.size == 1 for x in limits):
+        # One shot: the same float64 arithmetic on Python numbers, a tenth of the cost of NumPy's.
+        V0, phi, theta, a, b = (x.item() for x in (V0, phi, theta, a, b))
+        max_speed, max_offset = (None if x is None else x.item() for x in limits)
+        return (
+            math.isfinite(V0 + phi + theta + a + b) and V0 >= 0 and 0 <= theta < 90
+            and (max_speed is None or _speed_ok(V0, max_speed, dtype))
+            and (max_offset is None or _offset_ok(a, b, max_offset, (dtype, dtype)))
+        )
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isfinite(V0 + phi + theta + a + b)  # inf or NaN anywhere (or an overflow) makes it so
+        ok &= (V0 >= 0) & (theta >= 0) & (theta < 90)
+        if max_speed is not None:
+            ok &= _speed_ok(V0, limits[0], dtype)
+        if max_offset is not None:
+            ok &= _offset_ok(a, b, limits[1], (dtype, dtype))
+    return bool(ok.all())
 
 
 def check_limits(shot: "Shot", params) -> None:

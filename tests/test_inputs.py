@@ -6,6 +6,7 @@ compilation is the jit+vmap of ``physics.simulate`` below.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import gymnasium as gym
@@ -152,6 +153,49 @@ def test_a_limit_rounded_to_the_values_dtype_is_allowed(params):
     assert bool(on_circle(diagonal)) and not bool(on_circle(diagonal * np.float32(1.0001)))
     speed = jax.jit(lambda v: shot_is_valid(Shot(v, np.float32(0.0)), physics.default_params(max_speed=9.1)))
     assert bool(speed(np.float32(9.1))) and not bool(speed(np.nextafter(np.float32(9.1), np.float32(10))))
+
+
+def _edges(dtype, limit_speed=10.0, limit_offset=0.6):
+    """Values of each checked field on both sides of its limits, in ``dtype``."""
+    up = lambda x: np.nextafter(dtype(x), dtype(np.inf))  # noqa: E731
+    slack = 1 + float(np.finfo(dtype).eps)
+    speed_edge = dtype(limit_speed * slack)
+    diagonal = dtype(limit_offset * slack / math.sqrt(2))
+    return dict(
+        V0=[dtype(2), dtype(0), -dtype(0), dtype(-1e-30), speed_edge, up(speed_edge), dtype(np.inf), dtype(np.nan)],
+        theta=[dtype(0), up(-1e-30), dtype(89.99), dtype(90), np.nextafter(dtype(90), dtype(0)), dtype(np.nan)],
+        phi=[dtype(-180), dtype(-np.inf)],
+        ab=[(dtype(0), dtype(0)), (diagonal, diagonal), (up(diagonal), up(diagonal)), (dtype(limit_offset), dtype(0)),
+            (up(dtype(limit_offset * slack)), dtype(0)), (dtype(np.nan), dtype(0))],
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("size", [None, 1, 3])
+def test_the_one_pass_shot_check_agrees_with_the_checks_one_by_one_at_every_edge(dtype, size):
+    """``check_shot`` lets a shot through on one pass (Python numbers for a single float64 shot,
+    NumPy for the rest); the checks one by one decide alone otherwise: both must agree on each
+    side of every limit."""
+    from physics.strike import _all_within, _name_the_failure
+
+    edges = _edges(dtype)
+    ordinary = dict(V0=dtype(0.5), phi=dtype(0), theta=dtype(0), a=dtype(0), b=dtype(0))
+    cases = 0
+    for V0, theta, phi, (a, b) in itertools.product(edges["V0"], edges["theta"], edges["phi"], edges["ab"]):
+        edge = dict(V0=V0, phi=phi, theta=theta, a=a, b=b)
+        if size is None:
+            values = {k: np.asarray(v) for k, v in edge.items()}
+        else:  # in a batch the edge value sits beside ordinary ones
+            values = {k: np.append(np.full(size - 1, ordinary[k]), v).astype(dtype) for k, v in edge.items()}
+        passes = _all_within(*values.values(), np.asarray(10.0), np.asarray(0.6))
+        try:
+            _name_the_failure(values, values, np.asarray(10.0), np.asarray(0.6))
+            valid = True
+        except ValueError:
+            valid = False
+        assert passes == valid, edge
+        cases += 1
+    assert cases == 8 * 6 * 2 * 6
 
 
 @pytest.mark.parametrize("value", [[1.0, 2.0], "2.0", 2.0 + 1j, np.array([2.0 + 0j])])
