@@ -120,7 +120,7 @@ def check_shot(V0, phi, theta, a, b, max_speed=None, max_offset=None) -> None:
     by one (``_name_the_failure``) run only to say what failed."""
     arrays = {"V0": V0, "phi": phi, "theta": theta, "a": a, "b": b}
     values = {name: np.asarray(x) for name, x in arrays.items()}
-    if not _all_within(*values.values(), max_speed, max_offset):
+    if not _all_within(values, max_speed, max_offset):
         _name_the_failure(arrays, values, max_speed, max_offset)
 
 
@@ -147,10 +147,12 @@ def _name_the_failure(arrays, values, max_speed, max_offset) -> None:
         )
 
 
-def _all_within(V0, phi, theta, a, b, max_speed, max_offset) -> bool:
-    """Every check of ``check_shot`` in one pass, for fields that share a float dtype and a shape
-    (the usual shot): True when all pass. False sends ``check_shot`` through its checks one by
-    one, which name what failed (or pass a shot of mixed dtypes)."""
+def _all_within(values: dict, max_speed, max_offset) -> bool:
+    """Every check of ``check_shot`` in one pass over ``values`` (the fields as NumPy arrays, by
+    name), when they share a float dtype and a shape (the usual shot): True when all pass. False
+    sends ``check_shot`` through its checks one by one, which name what failed (or pass a shot of
+    mixed dtypes)."""
+    V0, phi, theta, a, b = (values[name] for name in FIELDS)
     dtype, shape = V0.dtype, V0.shape
     if dtype.kind != "f" or any(x.dtype != dtype or x.shape != shape for x in (phi, theta, a, b)):
         return False

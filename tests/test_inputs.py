@@ -187,7 +187,7 @@ def test_the_one_pass_shot_check_agrees_with_the_checks_one_by_one_at_every_edge
             values = {k: np.asarray(v) for k, v in edge.items()}
         else:  # in a batch the edge value sits beside ordinary ones
             values = {k: np.append(np.full(size - 1, ordinary[k]), v).astype(dtype) for k, v in edge.items()}
-        passes = _all_within(*values.values(), np.asarray(10.0), np.asarray(0.6))
+        passes = _all_within(values, np.asarray(10.0), np.asarray(0.6))
         try:
             _name_the_failure(values, values, np.asarray(10.0), np.asarray(0.6))
             valid = True
