@@ -734,12 +734,12 @@ def _canonical(positions, shot: Shot, cue_ball, params: Params, pin, batch=None)
         shot = map_fields(lambda x: strong_type(x, dtype), shot)
         cue_ball = _xp(cue_ball).asarray(cue_ball, np.int32)
     else:
-        shot = map_fields(lambda x: _fill(x, (batch,), dtype), shot)
-        cue_ball = _fill(cue_ball, (batch,), np.int32)
+        shot = map_fields(lambda x: _broadcast_to_batch(x, (batch,), dtype), shot)
+        cue_ball = _broadcast_to_batch(cue_ball, (batch,), np.int32)
     return as_float(positions), shot, cue_ball, params, None if pin is None else as_float(pin)
 
 
-def _fill(x, shape, dtype):
+def _broadcast_to_batch(x, shape, dtype):
     """``x`` in ``dtype`` broadcast to ``shape`` (as is when it has that shape already: a
     broadcast costs microseconds, a single shot's entry counts them)."""
     x = _xp(x).asarray(x, dtype)

@@ -159,21 +159,22 @@ def _all_within(values: dict, max_speed, max_offset) -> bool:
     limits = [None if x is None else np.asarray(x) for x in (max_speed, max_offset)]
     if dtype == np.float64 and V0.size == 1 and all(x is None or x.size == 1 for x in limits):
         # One shot: the same float64 arithmetic on Python numbers, a tenth of the cost of NumPy's.
-        V0, phi, theta, a, b = (x.item() for x in (V0, phi, theta, a, b))
-        max_speed, max_offset = (None if x is None else x.item() for x in limits)
-        return (
-            math.isfinite(V0 + phi + theta + a + b) and V0 >= 0 and 0 <= theta < 90
-            and (max_speed is None or _speed_ok(V0, max_speed, dtype))
-            and (max_offset is None or _offset_ok(a, b, max_offset, (dtype, dtype)))
-        )
+        speed, offset = (None if x is None else x.item() for x in limits)
+        fields = (V0.item(), phi.item(), theta.item(), a.item(), b.item())
+        return bool(_within(*fields, speed, offset, dtype, math.isfinite))
     with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.isfinite(V0 + phi + theta + a + b)  # inf or NaN anywhere (or an overflow) makes it so
-        ok &= (V0 >= 0) & (theta >= 0) & (theta < 90)
-        if max_speed is not None:
-            ok &= _speed_ok(V0, limits[0], dtype)
-        if max_offset is not None:
-            ok &= _offset_ok(a, b, limits[1], (dtype, dtype))
-    return bool(ok.all())
+        return bool(_within(V0, phi, theta, a, b, limits[0], limits[1], dtype, np.isfinite).all())
+
+
+def _within(V0, phi, theta, a, b, max_speed, max_offset, dtype, isfinite):
+    """``check_shot``'s conditions joined with ``&``, on Python numbers or NumPy arrays alike: a
+    sum is finite only when every field is (inf or NaN anywhere, or an overflow, makes it not)."""
+    ok = isfinite(V0 + phi + theta + a + b) & (V0 >= 0) & (theta >= 0) & (theta < 90)
+    if max_speed is not None:
+        ok = ok & _speed_ok(V0, max_speed, dtype)
+    if max_offset is not None:
+        ok = ok & _offset_ok(a, b, max_offset, (dtype, dtype))
+    return ok
 
 
 def check_limits(shot: "Shot", params) -> None:
