@@ -389,3 +389,21 @@ def test_the_physics_benchmark_names_a_device_it_cannot_use(monkeypatch, capsys)
     with pytest.raises(SystemExit):
         bench_physics.main(["--device", "tpu"])
     assert "invalid choice: 'tpu'" in capsys.readouterr().err
+
+
+def test_the_physics_benchmark_times_enough_calls_and_sets_the_balls_once(params, monkeypatch):
+    from experiments import bench_physics
+
+    assert [bench_physics.timed_calls(b, 3) for b in (1, 64, 512, 8192)] == [512, 8, 3, 3]
+    assert bench_physics.timed_calls(1, 1000) == 1000
+    calls = []
+    set_balls = bench_physics.starting_position
+    monkeypatch.setattr(bench_physics, "starting_position", lambda p: calls.append(p) or set_balls(p))
+    monkeypatch.setattr(bench_physics, "_STARTS", {})
+    row = bench_physics.time_batch(params, 64, 1)  # 64: the batch other tests compile the pool for
+    assert len(calls) == 1  # nine calls of 64 shots, the balls set once
+    positions, _ = bench_physics.batch_inputs(params, bench_physics.physics.Shot(np.zeros(2), np.zeros(2)))
+    assert len(calls) == 1 and positions.shape == (2, 3, 2)
+    assert np.array_equal(positions[1], set_balls(params))
+    assert 0 < row["seconds_per_call"] <= row["median_seconds_per_call"]
+    assert row["shots_per_s"] == 64 / row["seconds_per_call"]
