@@ -185,6 +185,9 @@ def main(argv=None):
                     help="also time each stage of one event on BATCH random shots (physics.profile)")
     ap.add_argument("--calibration", choices=sorted(physics.CALIBRATIONS), default=None,
                     help="the physics' parameter set of the timed shots (default: the match table's own)")
+    ap.add_argument("--capacity", type=int, default=None,
+                    help="events the log of each timed shot holds (default: the physics' own, 128; a batch "
+                         "allocates its logs whole, so a smaller one is faster and thins long shots' logs)")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
     if args.device is not None:
@@ -192,7 +195,11 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"jax {jax.__version__} on {jax.default_backend()} ({jax.devices()[0].device_kind}), {args.dtype}")
-    params = physics.default_params(calibration=args.calibration, dtype=args.dtype)
+    sizes = {} if args.capacity is None else {"capacity": args.capacity}
+    try:
+        params = physics.default_params(calibration=args.calibration, dtype=args.dtype, **sizes)
+    except ValueError as err:
+        ap.error(f"--capacity: {err}")
     rows = []
     for b in args.sizes:
         row = time_batch(params, b, args.repeats)

@@ -391,8 +391,12 @@ def test_the_physics_benchmark_names_a_device_it_cannot_use(monkeypatch, capsys)
     assert "invalid choice: 'tpu'" in capsys.readouterr().err
 
 
-def test_the_physics_benchmark_times_enough_calls_and_sets_the_balls_once(params, monkeypatch):
+def test_the_physics_benchmark_times_enough_calls_and_sets_the_balls_once(params, monkeypatch, capsys):
     from experiments import bench_physics
+
+    with pytest.raises(SystemExit):
+        bench_physics.main(["--capacity", "1"])
+    assert "--capacity: params.capacity must be at least 2 events, got 1" in capsys.readouterr().err
 
     assert [bench_physics.timed_calls(b, 3) for b in (1, 64, 512, 8192)] == [512, 8, 3, 3]
     assert bench_physics.timed_calls(1, 1000) == 1000
