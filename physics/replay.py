@@ -9,7 +9,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from physics.events import Cushion, EventKind, Motion, ShotResult
-from physics.motion import Balls, evolve
+from physics.motion import Balls, end_of_state, evolve, horizon
 from physics.params import Params
 from physics.simulate import next_power_of_two
 
@@ -41,6 +41,35 @@ def event_list(result: ShotResult) -> list[dict]:
     return out
 
 
+# The most motion-state changes a ball on the cloth goes through before it rests: sliding, rolling
+# fast, rolling, spinning (docs/physics.md section 1).
+_CLOTH_CHANGES = 4
+
+
+def evolve_through(b: Balls, dt, params) -> Balls:
+    """Balls (n, ...) advanced by dt (s) through the motion-state changes of those on the cloth.
+
+    Between two events of a full log no ball changes state, and one ``motion.evolve`` is exact. A
+    log that was thinned (``physics.thinning``) has lost motion-state changes first, and over such
+    a gap each ball is taken to its horizon, through ``motion.end_of_state``, and on, as the
+    simulation does (up to rounding), so that replays of a thinned shot follow the same paths. A
+    ball in the air keeps its straight line across the table (the log does not hold heights).
+    """
+    n = b.r.shape[0]
+    per_ball = lambda x: x.reshape((n, 1) + x.shape[1:])  # noqa: E731  (each ball a table of one)
+    one = Balls(*(per_ball(x) for x in b._fields()))
+    left = jnp.full((n,), dt, b.r.dtype)
+    for _ in range(_CLOTH_CHANGES):
+        h = horizon(one, params)[:, 0]
+        on_cloth = jnp.isin(one.motion[:, 0], jnp.asarray([Motion.SLIDING, Motion.ROLLING, Motion.SPINNING]))
+        ends = on_cloth & (h <= left)
+        moved = evolve(one, jnp.where(ends, h, left), params)
+        ended = jax.vmap(end_of_state, in_axes=(0, None))(Balls(*(x[:, 0] for x in moved._fields())), params)
+        one = Balls(*(per_ball(x) for x in ended._fields())).select(ends[:, None], moved)
+        left = jnp.where(ends, left - h, 0.0)
+    return Balls(*(x[:, 0] for x in one._fields()))
+
+
 @jax.jit
 def _positions_at(result: ShotResult, times, params):
     log = result.events
@@ -51,7 +80,7 @@ def _positions_at(result: ShotResult, times, params):
         # Heights do not matter across the table: a ball in the air moves in a straight line.
         b = Balls.at_rest(log.positions[k])
         b = Balls(b.r, log.velocities[k], log.spins[k], b.z, b.vz, log.motion[k])
-        return evolve(b, jnp.maximum(t - log.time[k], 0.0), params).r
+        return evolve_through(b, jnp.maximum(t - log.time[k], 0.0), params).r
 
     return jax.vmap(one)(k, times)
 
