@@ -4,8 +4,10 @@ The log has a fixed capacity (it lives inside ``jit``); a shot may resolve more 
 that (a ball that spin keeps pressing into a cushion bounces off it many times). When the log
 is full, events are dropped in this order until there is room:
 
-1. motion-state transitions and landings (the referee never reads them);
-2. contacts the referee cannot need: a ball pair's contacts after its first, a ball's contacts
+1. motion-state changes on the cloth (the referee never reads them, and a replay goes through
+   them by itself, ``physics.replay.evolve_through``);
+2. take-offs and landings (a replay cannot go through them: the log holds no heights), and
+   contacts the referee cannot need: a ball pair's contacts after its first, a ball's contacts
    with a cushion after its first with that cushion, except the struck ball's first
    ``CUE_CUSHIONS_KEPT`` cushion contacts before it has touched every other ball (three-cushion
    counts those, and no rule counts more: a cue ball pressed into a corner by its spin may
@@ -26,11 +28,13 @@ import numpy as np
 
 from physics.events import EventKind, EventLog
 
-TRANSITIONS = (
+# Motion-state changes on the cloth: dropped first.
+CLOTH_CHANGES = (
     EventKind.SLIDING_TO_ROLLING, EventKind.ROLLING_TO_SPINNING, EventKind.ROLLING_TO_STATIONARY,
-    EventKind.SPINNING_TO_STATIONARY, EventKind.BALL_AIRBORNE, EventKind.BALL_LANDING,
-    EventKind.ROLLING_TO_SLOW_ROLLING,
+    EventKind.SPINNING_TO_STATIONARY, EventKind.ROLLING_TO_SLOW_ROLLING,
 )
+# Every motion-state change: none is an event the referee reads.
+TRANSITIONS = CLOTH_CHANGES + (EventKind.BALL_AIRBORNE, EventKind.BALL_LANDING)
 ALWAYS_KEPT = (EventKind.CUE_STRIKE, EventKind.OFF_TABLE, EventKind.BALL_PIN, EventKind.PIN_DOWN)
 # Priority classes: the lowest present is dropped first.
 TRANSITION, CONTACT, NEEDED = 0, 1, 2
@@ -68,7 +72,7 @@ def priorities(log: EventLog, k, n_balls: int):
             needed = needed | _first(hits & (b0 == ball) & (cushion == side))
     before_carom = hits & (b0 == cue) & (log.time <= carom_time)
     needed = needed | (before_carom & (jnp.cumsum(before_carom) <= CUE_CUSHIONS_KEPT))
-    transition = used & jnp.isin(kind, np.array(TRANSITIONS, np.int32))
+    transition = used & jnp.isin(kind, np.array(CLOTH_CHANGES, np.int32))
     return jnp.where(~used, -1, jnp.where(needed, NEEDED, jnp.where(transition, TRANSITION, CONTACT)))
 
 

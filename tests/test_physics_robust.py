@@ -139,27 +139,28 @@ def test_thinned_log_gives_the_referee_the_same_outcome(discipline, family):
     assert kept.mean() >= 0.95
 
 
-def test_a_log_thinned_of_motion_changes_replays_the_same_paths():
-    # A thinned log loses motion-state changes first; the replay goes through them itself
-    # (physics.replay.evolve_through), so the paths between the kept events are the full log's.
+@pytest.mark.parametrize("family", ["ordinary", "raised"])
+def test_a_log_thinned_of_motion_changes_replays_the_same_paths(family):
+    # A thinned log loses motion-state changes on the cloth first; the replay goes through them
+    # itself (physics.replay.evolve_through), so the paths between the kept events are the full
+    # log's. Take-offs and landings, which it could not go through, are kept longer.
     n = 64  # the batch and log sizes of the thinned-log test above: the same programs
     small, big = physics.default_params(capacity=24), physics.default_params()
-    pos, shot, pin = soak.family_inputs("ordinary", np.random.default_rng(11), n, big)
+    pos, shot, pin = soak.family_inputs(family, np.random.default_rng(11), n, big)
     a, b = (physics.simulate_batch(pos, shot, 0, p, pin=pin) for p in (small, big))
-    changes = np.asarray(thinning.TRANSITIONS)
+    changes = np.asarray(thinning.CLOTH_CHANGES)
     compared = 0
     for k in range(n):
         ra, rb = (jax.tree_util.tree_map(lambda x, k=k: x[k], r) for r in (a, b))
         kinds = [np.asarray(r.events.kind)[: int(r.num_events)] for r in (ra, rb)]
-        contacts_kept = [int(np.sum(~np.isin(x, changes))) for x in kinds]
-        in_air = np.isin(kinds[1], [EventKind.BALL_AIRBORNE, EventKind.BALL_LANDING]).any()
-        if int(ra.dropped) == 0 or contacts_kept[0] != contacts_kept[1] or in_air:
-            continue
+        if int(ra.dropped) == 0 or [list(x[~np.isin(x, changes)]) for x in kinds][0] != list(
+                kinds[1][~np.isin(kinds[1], changes)]):
+            continue  # nothing dropped, or more than motion changes on the cloth
         t = np.linspace(0.0, float(rb.final_time) + 0.5, 64)
         np.testing.assert_allclose(np.asarray(physics.positions_at(ra, t, big)),
                                    np.asarray(physics.positions_at(rb, t, big)), rtol=0, atol=1e-9)
         compared += 1
-    assert compared >= 4, compared  # 6 of these 64 shots
+    assert compared >= 3, compared  # 3 or more of these 64 shots in each family
 
 
 def test_layout_tolerance_follows_the_dtype():
