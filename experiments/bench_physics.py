@@ -186,8 +186,9 @@ def main(argv=None):
     ap.add_argument("--calibration", choices=sorted(physics.CALIBRATIONS), default=None,
                     help="the physics' parameter set of the timed shots (default: the match table's own)")
     ap.add_argument("--capacity", type=int, default=None,
-                    help="events the log of each timed shot holds (default: the physics' own, 128; a batch "
-                         "allocates its logs whole, so a smaller one is faster and thins long shots' logs)")
+                    help="events the log of each timed shot holds (default: the physics' own, "
+                         f"{physics.params.LOG_CAPACITY}; a batch allocates its logs whole, so a smaller one is "
+                         "faster and thins long shots' logs)")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
     if args.device is not None:
