@@ -59,6 +59,7 @@ import physics
 from experiments import track_events, tracking
 from experiments.tracking import TrackedShot
 from physics.events import EventKind
+from physics.replay import positions_at_batch
 
 N_SAMPLES = 640  # samples per shot, padded (the longest of the 90 has 556)
 CHUNK = 256  # shots simulated per call
@@ -223,11 +224,10 @@ def _squared_errors(results, times, ball, xy, near_times, cue, other, tracked, p
     smallest over its window ``near_times`` (B, 2, W), 0 where they meet in it, and 0 where they
     meet at any time but the tracked gap ``tracked`` (B, 2) is a miss (any hit of the second ball
     decides) (``per_lane``: params with a batch axis)."""
-    in_axes = (0, 0, 0 if per_lane else None)
-    paths = jax.vmap(physics.positions_at, in_axes=in_axes)(results, times, params)  # (B, N, 3, 2)
+    paths = positions_at_batch(results, times, params, per_lane)  # (B, N, 3, 2)
     sim = jnp.take_along_axis(paths, ball[:, :, None, None], axis=2)[:, :, 0]
     B, P, W = near_times.shape
-    around = jax.vmap(physics.positions_at, in_axes=in_axes)(results, near_times.reshape(B, P * W), params)
+    around = positions_at_batch(results, near_times.reshape(B, P * W), params, per_lane)
     around = around.reshape(B, P, W, -1, 2)
     lane = jnp.arange(B)[:, None]
     cue_xy = around[lane, jnp.arange(P)[None], :, cue[:, None]]  # (B, P, W, 2)

@@ -16,13 +16,13 @@ enable_x64_unless_chosen()
 from physics.events import Cushion, EventKind, EventLog, Motion, ShotResult, Status  # noqa: E402
 from physics.params import CALIBRATIONS, Params, default_params  # noqa: E402
 from physics.table import Table  # noqa: E402
-from physics.replay import event_list, positions_at  # noqa: E402
+from physics.replay import event_list, positions_at, positions_at_batch  # noqa: E402
 from physics.simulate import simulate, simulate_batch  # noqa: E402
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit  # noqa: E402
 from physics.strike import Shot  # noqa: E402
 
 __all__ = [
     "CALIBRATIONS", "Cushion", "EventKind", "EventLog", "Motion", "Params", "Shot", "ShotResult", "Status",
-    "Table", "default_params", "event_list", "positions_at", "simulate", "simulate_batch",
+    "Table", "default_params", "event_list", "positions_at", "positions_at_batch", "simulate", "simulate_batch",
     "simulate_fn", "simulate_jit", "simulate_pool_fn", "simulate_pool_jit", "enable_x64",
 ]

@@ -1,6 +1,7 @@
 """Reading a shot back: the event log in plain Python, and ball positions at any time."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 import jax
@@ -46,43 +47,78 @@ def event_list(result: ShotResult) -> list[dict]:
 _CLOTH_CHANGES = 4
 
 
+def _per_ball(b: Balls) -> Balls:
+    """Each ball as a table of one (fields (n, 1, ...)), so that each can have its own time."""
+    return Balls(*(x.reshape((x.shape[0], 1) + x.shape[1:]) for x in b._fields()))
+
+
+def _unpack(b: Balls) -> Balls:
+    return Balls(*(x[:, 0] for x in b._fields()))
+
+
 def evolve_through(b: Balls, dt, params) -> Balls:
     """Balls (n, ...) advanced by dt (s) through the motion-state changes of those on the cloth.
 
     Between two events of a full log no ball changes state, and one ``motion.evolve`` is exact. A
     log that was thinned (``physics.thinning``) has lost motion-state changes first, and over such
-    a gap each ball is taken to its horizon, through ``motion.end_of_state``, and on, as the
-    simulation does (up to rounding), so that replays of a thinned shot follow the same paths. A
-    ball in the air keeps its straight line across the table (the log does not hold heights).
+    a gap each ball is taken to its horizon and through ``motion.end_of_state`` as the simulation
+    does (up to rounding), so that replays of a thinned shot follow the same paths. The changes are
+    looked for only while a ball reaches one (a loop that a full log's replay does not enter). A
+    ball in the air keeps its straight line across the table (the log holds no heights).
     """
-    n = b.r.shape[0]
-    per_ball = lambda x: x.reshape((n, 1) + x.shape[1:])  # noqa: E731  (each ball a table of one)
-    one = Balls(*(per_ball(x) for x in b._fields()))
-    left = jnp.full((n,), dt, b.r.dtype)
-    for _ in range(_CLOTH_CHANGES):
+    cloth = jnp.asarray([Motion.SLIDING, Motion.ROLLING, Motion.SPINNING])
+
+    def reached(one, left):
         h = horizon(one, params)[:, 0]
-        on_cloth = jnp.isin(one.motion[:, 0], jnp.asarray([Motion.SLIDING, Motion.ROLLING, Motion.SPINNING]))
-        ends = on_cloth & (h <= left)
-        moved = evolve(one, jnp.where(ends, h, left), params)
-        ended = jax.vmap(end_of_state, in_axes=(0, None))(Balls(*(x[:, 0] for x in moved._fields())), params)
-        one = Balls(*(per_ball(x) for x in ended._fields())).select(ends[:, None], moved)
-        left = jnp.where(ends, left - h, 0.0)
-    return Balls(*(x[:, 0] for x in one._fields()))
+        return jnp.isin(one.motion[:, 0], cloth) & (h <= left), h
+
+    def change(carry):
+        one, left, ends, h, count = carry
+        moved = _unpack(evolve(one, jnp.where(ends, h, 0.0), params))
+        ended = jax.vmap(end_of_state, in_axes=(0, None))(moved, params)
+        one = _per_ball(ended.select(ends, _unpack(one)))
+        left = jnp.where(ends, left - h, left)
+        return (one, left, *reached(one, left), count + 1)
+
+    one = _per_ball(b)
+    left = jnp.full((b.r.shape[0],), dt, b.r.dtype)
+    carry = (one, left, *reached(one, left), 0)
+    one, left, *_ = jax.lax.while_loop(lambda c: jnp.any(c[2]) & (c[4] < _CLOTH_CHANGES), change, carry)
+    return _unpack(evolve(one, left, params))
 
 
-@jax.jit
-def _positions_at(result: ShotResult, times, params):
+def _replay(result: ShotResult, times, params, through: bool):
+    """Positions (N, n, 2) of one shot at ``times`` (N,): each ball from the last logged event
+    before, by ``motion.evolve``, or with ``through`` by ``evolve_through``."""
     log = result.events
     valid_time = jnp.where(jnp.arange(log.capacity) < result.num_events, log.time, jnp.inf)
     k = jnp.clip(jnp.searchsorted(valid_time, times, side="right") - 1, 0, log.capacity - 1)
+    advance = evolve_through if through else evolve
 
     def one(k, t):
         # Heights do not matter across the table: a ball in the air moves in a straight line.
         b = Balls.at_rest(log.positions[k])
         b = Balls(b.r, log.velocities[k], log.spins[k], b.z, b.vz, log.motion[k])
-        return evolve_through(b, jnp.maximum(t - log.time[k], 0.0), params).r
+        return advance(b, jnp.maximum(t - log.time[k], 0.0), params).r
 
     return jax.vmap(one)(k, times)
+
+
+@jax.jit
+def _positions_at(result: ShotResult, times, params):
+    # Only a thinned log can have lost motion changes; a full one replays by one evolve per time.
+    return jax.lax.cond(result.dropped > 0, partial(_replay, through=True), partial(_replay, through=False),
+                        result, times, params)
+
+
+def positions_at_batch(results: ShotResult, times, params: Params, per_shot_params: bool = False) -> jax.Array:
+    """Positions (B, N, n, 2) of a batch of shots (``simulate_batch``'s result) at times (B, N), for
+    use inside ``jit``: a batch in which no log was thinned replays by one ``motion.evolve`` per
+    time (a ``vmap`` of ``positions_at`` would also pay for following motion changes, as its test
+    of each shot's log becomes a select). ``per_shot_params``: params with a leading batch axis."""
+    in_axes = (0, 0, 0 if per_shot_params else None)
+    play = lambda through: lambda r, t, p: jax.vmap(partial(_replay, through=through), in_axes=in_axes)(r, t, p)  # noqa: E731
+    return jax.lax.cond(jnp.any(results.dropped > 0), play(True), play(False), results, times, params)
 
 
 def positions_at(result: ShotResult, times: ArrayLike, params: Optional[Params] = None) -> jax.Array:
