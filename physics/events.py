@@ -160,7 +160,8 @@ class ShotResult:
       pin_knocked_by: () int8, the ball that knocked the pin down, -1 if it did not fall.
       dropped: () int32, events resolved but not kept: a shot with more events than the log
         holds runs to rest all the same, and its log is thinned (``physics.thinning``) to what
-        the referee reads. Paths drawn or replayed from a thinned log are coarser.
+        the referee reads. A replay (``physics.positions_at``) goes through the motion changes
+        dropped on the cloth; paths drawn from the kept events alone are coarser.
       dropped_span: (n_balls, 2, 2) float, the smallest and largest centre coordinates of each
         ball at the dropped events (+inf / -inf when none), for field tests. None in results
         made by hand means nothing was dropped.

@@ -106,7 +106,10 @@ def _replay(result: ShotResult, times, params, through: bool):
 
 @jax.jit
 def _positions_at(result: ShotResult, times, params):
-    # Only a thinned log can have lost motion changes; a full one replays by one evolve per time.
+    # Only a thinned log can have lost motion changes; a full one replays by one evolve per time
+    # (a result made by hand, without ``dropped``, is full).
+    if result.dropped is None:
+        return _replay(result, times, params, through=False)
     return jax.lax.cond(result.dropped > 0, partial(_replay, through=True), partial(_replay, through=False),
                         result, times, params)
 
@@ -118,6 +121,8 @@ def positions_at_batch(results: ShotResult, times, params: Params, per_shot_para
     of each shot's log becomes a select). ``per_shot_params``: params with a leading batch axis."""
     in_axes = (0, 0, 0 if per_shot_params else None)
     play = lambda through: lambda r, t, p: jax.vmap(partial(_replay, through=through), in_axes=in_axes)(r, t, p)  # noqa: E731
+    if results.dropped is None:
+        return play(False)(results, times, params)
     return jax.lax.cond(jnp.any(results.dropped > 0), play(True), play(False), results, times, params)
 
 

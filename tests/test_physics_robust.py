@@ -3,6 +3,8 @@ the table reported on it, a full log voiding the shot, float32 overlaps beyond t
 (docs/physics.md sections 1-2). Each uses the exact shot that showed the fault."""
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -169,6 +171,10 @@ def test_a_log_thinned_of_motion_changes_replays_the_same_paths(family):
         for k in list(range(4)) + list(np.nonzero(np.asarray(r.dropped))[0][:4]):
             one = jax.tree_util.tree_map(lambda x, k=k: x[k], r)
             np.testing.assert_allclose(batch[k], np.asarray(physics.positions_at(one, t[k], big)), rtol=0, atol=1e-12)
+    # A result made by hand, without the dropped count, is read as a full log.
+    hand = dataclasses.replace(one, dropped=None, dropped_span=None)
+    np.testing.assert_array_equal(np.asarray(physics.positions_at(hand, t[k], big)),
+                                  np.asarray(physics.positions_at(one, t[k], big)))
 
 
 def test_layout_tolerance_follows_the_dtype():
