@@ -132,6 +132,11 @@ def translating(motion):
     return (motion == Motion.SLIDING) | (motion == Motion.ROLLING) | (motion == Motion.AIRBORNE)
 
 
+def on_cloth(motion):
+    """Balls in motion on the cloth: sliding, rolling or spinning in place."""
+    return (motion == Motion.SLIDING) | (motion == Motion.ROLLING) | (motion == Motion.SPINNING)
+
+
 def rolls_fast(b: Balls, params):
     """(..., n): rolling balls above ``roll_split`` that meet the higher resistance."""
     above = _norm(b.v) > params.ball.roll_split + speed_tolerance(b.v.dtype)
@@ -201,9 +206,8 @@ def evolve(b: Balls, dt, params) -> Balls:
     w_roll = _rolling_spin(v, R)
     w_xy = jnp.where(m == Motion.SLIDING, w_slide, jnp.where(m == Motion.ROLLING, w_roll, b.w[..., :2]))
     # Vertical-axis spin decays linearly on the cloth, and never changes sign.
-    on_cloth = (b.motion == Motion.SLIDING) | (b.motion == Motion.ROLLING) | (b.motion == Motion.SPINNING)
     wz = b.w[..., 2]
-    wz = jnp.where(on_cloth, jnp.sign(wz) * jnp.maximum(jnp.abs(wz) - params.spin_decel * dt1, 0.0), wz)
+    wz = jnp.where(on_cloth(b.motion), jnp.sign(wz) * jnp.maximum(jnp.abs(wz) - params.spin_decel * dt1, 0.0), wz)
     # In the air: ballistic height.
     air = b.motion == Motion.AIRBORNE
     z = jnp.where(air, jnp.maximum(b.z + b.vz * dt1 - 0.5 * params.g * dt1**2, 0.0), b.z)
@@ -244,6 +248,6 @@ def end_of_state(b: Balls, params) -> Balls:
 
 
 __all__ = [
-    "Balls", "classify", "evolve", "end_of_state", "horizon", "acceleration", "layout_tolerance", "rolling_resistance",
-    "rolls_fast", "speed_tolerance",
+    "Balls", "classify", "evolve", "end_of_state", "horizon", "on_cloth", "acceleration", "layout_tolerance",
+    "rolling_resistance", "rolls_fast", "speed_tolerance",
 ]

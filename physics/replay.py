@@ -10,7 +10,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from physics.events import Cushion, EventKind, Motion, ShotResult
-from physics.motion import Balls, end_of_state, evolve, horizon
+from physics.motion import Balls, end_of_state, evolve, horizon, on_cloth
 from physics.params import Params
 from physics.simulate import next_power_of_two
 
@@ -66,11 +66,9 @@ def evolve_through(b: Balls, dt, params) -> Balls:
     looked for only while a ball reaches one (a loop that a full log's replay does not enter). A
     ball in the air keeps its straight line across the table (the log holds no heights).
     """
-    cloth = jnp.asarray([Motion.SLIDING, Motion.ROLLING, Motion.SPINNING])
-
     def reached(one, left):
         h = horizon(one, params)[:, 0]
-        return jnp.isin(one.motion[:, 0], cloth) & (h <= left), h
+        return on_cloth(one.motion[:, 0]) & (h <= left), h
 
     def change(carry):
         one, left, ends, h, count = carry
@@ -119,8 +117,13 @@ def positions_at_batch(results: ShotResult, times, params: Params, per_shot_para
     use inside ``jit``: a batch in which no log was thinned replays by one ``motion.evolve`` per
     time (a ``vmap`` of ``positions_at`` would also pay for following motion changes, as its test
     of each shot's log becomes a select). ``per_shot_params``: params with a leading batch axis."""
+    B = np.shape(results.num_events)
+    if len(B) != 1 or np.ndim(times) != 2 or np.shape(times)[0] != B[0]:
+        raise ValueError(f"positions_at_batch takes a batch of results (simulate_batch's) and times of shape "
+                         f"(batch, N) with the same batch; got results of batch shape {B} and times of shape "
+                         f"{np.shape(times)}")
     in_axes = (0, 0, 0 if per_shot_params else None)
-    play = lambda through: lambda r, t, p: jax.vmap(partial(_replay, through=through), in_axes=in_axes)(r, t, p)  # noqa: E731
+    play = lambda through: jax.vmap(partial(_replay, through=through), in_axes=in_axes)  # noqa: E731
     if results.dropped is None:
         return play(False)(results, times, params)
     return jax.lax.cond(jnp.any(results.dropped > 0), play(True), play(False), results, times, params)
