@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 import physics
-from physics import profile as event_profile
+from physics import cores, profile as event_profile
 from physics.simulate import DEFAULT_LANES
 from experiments.layouts import random_shots, starting_position
 
@@ -47,25 +47,27 @@ def _start(params) -> np.ndarray:
     return hit[1]
 
 
-def time_batch(params, batch: int, repeats: int, seed: int = 0):
+def time_batch(params, batch: int, repeats: int, seed: int = 0, threads: int | None = None):
     """Shots/s of one batch size: the best of ``timed_calls(batch, repeats)`` calls, each on new
-    random shots (the median is kept too)."""
+    random shots (the median is kept too). threads: ``simulate_batch``'s (default: one per core)."""
     rng = np.random.default_rng(seed)
     pos, shots = batch_inputs(params, random_shots(rng, batch))
     t0 = time.perf_counter()
-    res = physics.simulate_batch(pos, shots, 0, params)
+    res = physics.simulate_batch(pos, shots, 0, params, threads=threads)
     jax.block_until_ready(res)
     first = time.perf_counter() - t0
     seconds = []
     for r in range(timed_calls(batch, repeats)):
         pos, shots = batch_inputs(params, random_shots(np.random.default_rng(seed + 1 + r), batch))
         t0 = time.perf_counter()
-        res = jax.block_until_ready(physics.simulate_batch(pos, shots, 0, params))
+        res = jax.block_until_ready(physics.simulate_batch(pos, shots, 0, params, threads=threads))
         seconds.append(time.perf_counter() - t0)
     best = min(seconds)
     events = np.asarray(res.num_events)
+    block = cores.block_size(batch, DEFAULT_LANES, threads)
     return dict(
         batch=batch,
+        threads=1 if block is None else -(-batch // block),
         first_call_s=first,
         seconds_per_call=best,
         median_seconds_per_call=float(np.median(seconds)),
@@ -189,8 +191,12 @@ def main(argv=None):
                     help="events the log of each timed shot holds (default: the physics' own, "
                          f"{physics.params.LOG_CAPACITY}; a batch allocates its logs whole, so a smaller one is "
                          "faster and thins long shots' logs)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="threads a batch is played on, on a CPU (default: one per core; physics.cores)")
     ap.add_argument("--out", default="results/bench", help="output folder")
     args = ap.parse_args(argv)
+    if args.threads is not None and args.threads < 1:
+        ap.error(f"--threads must be at least 1, got {args.threads}")
     if args.device is not None:
         use_device(ap, args.device)
     os.makedirs(args.out, exist_ok=True)
@@ -203,11 +209,12 @@ def main(argv=None):
         ap.error(f"--capacity: {err}")
     rows = []
     for b in args.sizes:
-        row = time_batch(params, b, args.repeats)
+        row = time_batch(params, b, args.repeats, threads=args.threads)
         rows.append(row)
         print(
             f"batch {b:>6}: {row['shots_per_s']:>10.0f} shots/s  {row['events_per_s']:>11.0f} events/s  "
-            f"{1e3 * row['seconds_per_call']:>9.2f} ms/call (median {1e3 * row['median_seconds_per_call']:.2f})  "
+            f"{1e3 * row['seconds_per_call']:>9.2f} ms/call on {row['threads']} thread(s) "
+            f"(median {1e3 * row['median_seconds_per_call']:.2f})  "
             f"first call (compile + run) {row['first_call_s']:.1f} s  "
             f"events mean {row['mean_events']:.1f} max {row['max_events']}  overflow {row['overflow']}",
             flush=True,

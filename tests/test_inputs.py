@@ -22,6 +22,7 @@ from billiards_env import params as env_params
 from physics import Shot, Status
 from physics import params as phys_params
 from physics._pytree import replace as unchecked_replace
+from physics import cores
 from physics.simulate import padded_batch
 from physics.strike import shot_is_valid
 from tests.test_env_support import fenv, runner
@@ -456,3 +457,45 @@ def test_a_padded_batch_gives_each_shot_what_it_gives_alone(params):
         # as every batch against single shots: the same events, the last bit apart at most
         np.testing.assert_allclose(np.asarray(batch.final_positions[k]), np.asarray(one.final_positions),
                                    rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("batch, lanes, threads, block", [(8192, 128, 2, 4096), (300, 128, 2, 256), (300, 128, 3, 128),
+                                                          (300, 128, 16, 128), (256, 128, 2, 128), (128, 128, 2, None),
+                                                          (100, 128, 2, None), (8192, 128, 1, None)])
+def test_a_batch_on_a_cpu_is_cut_into_blocks_of_whole_lanes(batch, lanes, threads, block):
+    assert cores.block_size(batch, lanes, threads) == (block if jax.default_backend() == "cpu" else None)
+
+
+@pytest.mark.parametrize("pin", [None, "centre"])
+def test_a_batch_played_on_threads_is_the_one_call_bit_for_bit(params, pin):
+    # 37 shots on lanes of 8: one call pads them to 40, two threads play two blocks of 24 (11 null
+    # shots), three threads three blocks of 16.
+    rng = np.random.default_rng(11)
+    n = 37
+    pin = None if pin is None else np.asarray(params.table.centre) + np.array([0.3, 0.0])
+    shots = Shot(V0=rng.uniform(0.5, 6, n), phi=rng.uniform(-180, 180, n), a=rng.uniform(-0.4, 0.4, n))
+    pos = np.broadcast_to(POS, (n, 3, 2))
+    one = physics.simulate_batch(pos, shots, 0, params, pin, lanes=8, threads=1)
+    for threads in (2, 3):
+        split = physics.simulate_batch(pos, shots, 0, params, pin, lanes=8, threads=threads)
+        for got, want in zip(jax.tree_util.tree_leaves(split), jax.tree_util.tree_leaves(one)):
+            assert isinstance(got, jax.Array) and got.shape == want.shape and got.dtype == want.dtype
+            assert np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True)
+    assert np.unique(np.asarray(one.num_events)).size > 3  # shots of many lengths, so lanes change shots
+
+
+def test_a_batch_inside_jit_is_one_program(params):
+    shots = Shot(V0=np.linspace(1.0, 4.0, 20), phi=np.linspace(0.0, 90.0, 20))
+    pos = np.broadcast_to(POS, (20, 3, 2))
+    inside = jax.jit(lambda p: physics.simulate_batch(p, shots, 0, params, lanes=8))(pos)
+    want = physics.simulate_batch(pos, shots, 0, params, lanes=8, threads=2)
+    assert np.array_equal(np.asarray(inside.events.kind), np.asarray(want.events.kind))
+    # compiled with its caller, the last bit apart at most
+    np.testing.assert_allclose(np.asarray(inside.final_positions), np.asarray(want.final_positions), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("threads", [0, -2, 1.5, True, "2"])
+def test_threads_other_than_a_positive_int_are_refused(params, threads):
+    with pytest.raises(ValueError, match="threads must be None .* or an int >= 1"):
+        physics.simulate_batch(np.broadcast_to(POS, (2, 3, 2)), Shot(V0=np.ones(2), phi=np.zeros(2)), 0, params,
+                               threads=threads)
