@@ -792,9 +792,9 @@ def simulate_batch(
 
     With several devices a batch that splits evenly over them is split (``physics.devices``):
     each device plays its rows on its own pool, and the result's leaves stay sharded. On a CPU
-    with one device, a batch of at least two lanes' worth of shots is cut into blocks played on
-    ``threads`` threads at once (``physics.cores``; default: one per core the process may use, 1
-    to play it as one call); the result is the same, bit for bit.
+    with one device, a batch of at least two lanes' worth of shots (a sweep: two rows) is cut into
+    blocks played on ``threads`` threads at once (``physics.cores``; default: one per core the
+    process may use, 1 to play it as one call); the result is the same, bit for bit.
     """
     _check_positions(positions, batched=True)
     threads = cores.check_threads(threads)
@@ -806,10 +806,8 @@ def simulate_batch(
     positions, shot, cue_ball, params, pin = _canonical(positions, shot, cue_ball, params, pin, batch)
     if pin is not None:
         pin = _xp(pin).broadcast_to(pin, (batch, 2))
-    if batched_params:
-        return _simulate_batch_params_jit(positions, shot, cue_ball, params, pin)
-    lanes = int(lanes)
-    size = padded_batch(batch, lanes)
+    lanes = 1 if batched_params else int(lanes)  # a vmap of the shot's loop: every row is a lane
+    size = batch if batched_params else padded_batch(batch, lanes)
     block = None if _traced(positions, shot, cue_ball, params, pin) else cores.block_size(batch, lanes, threads)
     if block is not None:
         size = -(-batch // block) * block
@@ -818,6 +816,12 @@ def simulate_batch(
         positions, cue_ball = fill(positions), fill(cue_ball)
         pin = None if pin is None else fill(pin)
         shot = map_fields(lambda x: _xp(x).concatenate([x, _xp(x).zeros((size - batch,), x.dtype)]), shot)
+        params = jax.tree_util.tree_map(fill, params) if batched_params else params
+    if batched_params:
+        play = lambda a: _simulate_batch_params_jit(a[0], a[1], a[2], a[4], a[3])  # noqa: E731
+        if block is not None:
+            return cores.play_blocks(play, (positions, shot, cue_ball, pin, params), size, block, batch)
+        return play((positions, shot, cue_ball, pin, params))
     if block is not None:
         play = lambda a: _simulate_pool_jit(a[0], a[1], a[2], params, a[3], lanes=lanes)  # noqa: E731
         return cores.play_blocks(play, (positions, shot, cue_ball, pin), size, block, batch)

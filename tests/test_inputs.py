@@ -499,3 +499,19 @@ def test_threads_other_than_a_positive_int_are_refused(params, threads):
     with pytest.raises(ValueError, match="threads must be None .* or an int >= 1"):
         physics.simulate_batch(np.broadcast_to(POS, (2, 3, 2)), Shot(V0=np.ones(2), phi=np.zeros(2)), 0, params,
                                threads=threads)
+
+
+def test_a_parameter_sweep_played_on_threads_is_the_one_call_bit_for_bit():
+    # batched_params: a vmap of the shot's loop, each row its own parameters; 5 rows on two threads
+    # are two blocks of 3 (one null row).
+    n = 5
+    rng = np.random.default_rng(12)
+    sets = [physics.default_params(u_r=u_r) for u_r in np.linspace(0.005, 0.02, n)]
+    swept = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *sets)
+    shots = Shot(V0=rng.uniform(1, 5, n), phi=rng.uniform(-180, 180, n))
+    pos = np.broadcast_to(POS, (n, 3, 2))
+    one = physics.simulate_batch(pos, shots, 0, swept, batched_params=True, threads=1)
+    split = physics.simulate_batch(pos, shots, 0, swept, batched_params=True, threads=2)
+    for got, want in zip(jax.tree_util.tree_leaves(split), jax.tree_util.tree_leaves(one)):
+        assert got.shape == want.shape and np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True)
+    assert np.unique(np.asarray(one.final_time)).size == n
