@@ -25,6 +25,8 @@ import numpy as np
 _ALIGN = 64  # bytes: the CPU device takes a NumPy buffer this aligned as it is
 _pools: dict[int, ThreadPoolExecutor] = {}
 _lock = threading.Lock()
+if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads: new pools there
+    os.register_at_fork(after_in_child=_pools.clear)
 
 
 def cpu_cores() -> int:
