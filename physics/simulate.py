@@ -2,10 +2,11 @@
 
     strike -> loop( find next event -> advance all balls -> resolve it -> log it ) -> summarise
 
-The loop is a ``lax.while_loop`` over a fixed-shape state, so a shot compiles once and a batch of
-shots is the same code under ``vmap`` (one compiled call; the batch runs until its longest shot
-ends). Every iteration resolves exactly one event; simultaneous events come out one after the
-other at the same time, in the order ``physics.detect`` documents.
+The loop is a ``lax.while_loop`` over a fixed-shape state, so a shot compiles once. A batch of
+shots plays the same stages on a pool of lanes, each lane taking the next waiting shot when its
+own ends (``_simulate_pool``), and on a CPU one pool per core (``physics.cores``). Every
+iteration resolves exactly one event; simultaneous events come out one after the other at the
+same time, in the order ``physics.detect`` documents.
 """
 from __future__ import annotations
 
@@ -779,7 +780,7 @@ def simulate_batch(
     pin: Optional[ArrayLike] = None, *, batched_params: bool = False, lanes: int = DEFAULT_LANES,
     threads: int | None = None,
 ) -> ShotResult:
-    """Simulate a batch of shots in one compiled call.
+    """Simulate a batch of shots in one compiled call (on a CPU with several cores, one per core).
 
     positions: (batch, n_balls, 2), batch >= 1; shot: a ``Shot`` whose fields are (batch,) arrays
     (scalars are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2);
