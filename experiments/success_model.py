@@ -126,9 +126,9 @@ aim, costs the best line 8 points); the search (reported at 62 net points) does 
 Measured later the same way (256 other layouts, 8 plays of every strike under the standard
 noise, the choice by 4, its worth by the other 4): the grid as it is 32.8 +- 3.5, the grid with
 each strike also aimed 0.2 and 0.5 degrees to either side (660 strikes) 38.7 +- 3.6, and with
-0.3, 0.7 and 1.5 degrees to either side (924) 39.9 +- 4.0. A policy choosing among aimed
-variations could come some 6-7 points closer to the search; its data costs 5-7 times the
-simulated shots of the grid's.
+0.3, 0.7 and 1.5 degrees to either side (924) 39.9 +- 4.0. Aimed variations lift the grid's own
+limit by 6-7 points, at 5-7 times the simulated shots of its data; the nearer limit stays the
+model's ranking (below: its first choice worth ~20 net points on held-out layouts).
 
 **Outcome classes and eight times the exact layouts (shipped).** A Hungarian shot is worth one of
 a few values (``OUTCOMES``), so ``--head classes`` fits a softmax over them by cross-entropy (to
