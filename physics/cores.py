@@ -14,6 +14,7 @@ With several devices (accelerators, or host devices made with ``--xla_force_host
 """
 from __future__ import annotations
 
+import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -30,11 +31,38 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's t
 
 
 def cpu_cores() -> int:
-    """The cores this process may run on."""
+    """The cores this process may run on: those it may be scheduled on, fewer where a container's
+    CPU quota (Linux control groups) allows less time than that."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    quota = cpu_quota()
+    return cores if quota is None else max(1, min(cores, math.ceil(quota)))
+
+
+def cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
+    """CPUs' worth of time the control group allows (cgroup v2 ``cpu.max``, or v1's
+    ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``), None where there is no limit or no such file."""
+    v2 = _read(os.path.join(root, "cpu.max"))
+    if v2 is not None:
+        quota, period = (v2.split() + ["", ""])[:2]
+    else:
+        quota = _read(os.path.join(root, "cpu", "cpu.cfs_quota_us"))
+        period = _read(os.path.join(root, "cpu", "cpu.cfs_period_us"))
+    try:
+        share = float(quota) / float(period)
+    except (TypeError, ValueError, ZeroDivisionError):  # "max", a missing file: no limit known
+        return None
+    return share if share > 0 else None  # v1 writes -1 for no limit
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def threads_here(threads: int | None = None) -> int:

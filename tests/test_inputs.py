@@ -515,3 +515,17 @@ def test_a_parameter_sweep_played_on_threads_is_the_one_call_bit_for_bit():
     for got, want in zip(jax.tree_util.tree_leaves(split), jax.tree_util.tree_leaves(one)):
         assert got.shape == want.shape and np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True)
     assert np.unique(np.asarray(one.final_time)).size == n
+
+
+@pytest.mark.parametrize("files, quota", [({"cpu.max": "max 100000\n"}, None), ({"cpu.max": "150000 100000\n"}, 1.5),
+                                          ({"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"}, None),
+                                          ({"cpu/cpu.cfs_quota_us": "200000", "cpu/cpu.cfs_period_us": "100000"}, 2.0),
+                                          ({}, None)])
+def test_a_containers_cpu_quota_caps_the_threads(tmp_path, monkeypatch, files, quota):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert cores.cpu_quota(str(tmp_path)) == quota
+    monkeypatch.setattr(cores, "cpu_quota", lambda: quota)
+    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    assert cores.cpu_cores() == (8 if quota is None else math.ceil(quota))
