@@ -45,6 +45,8 @@ def cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
     """CPUs' worth of time the control group allows (cgroup v2 ``cpu.max``, or v1's
     ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``), None where there is no limit or no such file."""
     v2 = _read(os.path.join(root, "cpu.max"))
+    quota: str | None
+    period: str | None
     if v2 is not None:
         quota, period = (v2.split() + ["", ""])[:2]
     else:
