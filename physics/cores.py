@@ -52,9 +52,11 @@ def cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
     else:
         quota = _read(os.path.join(root, "cpu", "cpu.cfs_quota_us"))
         period = _read(os.path.join(root, "cpu", "cpu.cfs_period_us"))
+    if quota is None or period is None:
+        return None
     try:
         share = float(quota) / float(period)
-    except (TypeError, ValueError, ZeroDivisionError):  # "max", a missing file: no limit known
+    except (ValueError, ZeroDivisionError):  # "max": no limit
         return None
     return share if share > 0 else None  # v1 writes -1 for no limit
 
