@@ -91,9 +91,11 @@ def block_size(batch: int, lanes: int, threads: int | None = None) -> int | None
     """Rows per block when ``batch`` rows are spread over ``threads_here(threads)`` threads, or
     None to play the batch as one call (one thread, or fewer than two lanes' worth of rows). A
     block is a whole number of ``lanes``, so the blocks of many batch sizes share compiled shapes."""
-    threads = threads_here(threads)
     lane_blocks = -(-batch // lanes)
-    if threads <= 1 or lane_blocks < 2:
+    if lane_blocks < 2:  # asked first: a single shot's call should not read the machine's limits
+        return None
+    threads = threads_here(threads)
+    if threads <= 1:
         return None
     return -(-lane_blocks // min(threads, lane_blocks)) * lanes
 
