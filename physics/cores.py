@@ -23,6 +23,8 @@ from typing import Callable
 import jax
 import numpy as np
 
+from physics import devices
+
 _ALIGN = 64  # bytes: the CPU device takes a NumPy buffer this aligned as it is
 _pools: dict[int, ThreadPoolExecutor] = {}
 _lock = threading.Lock()
@@ -73,7 +75,7 @@ def threads_here(threads: int | None = None) -> int:
     """Threads a batch is played on: ``threads`` (default: the process's cores) on a CPU backend
     with one device, else 1 (an accelerator, or several devices, which ``physics.devices`` splits
     a batch over)."""
-    if jax.default_backend() != "cpu" or jax.device_count() > 1:
+    if jax.default_backend() != "cpu" or devices.device_count() > 1:
         return 1
     return cpu_cores() if threads is None else threads
 
