@@ -45,6 +45,7 @@ from tqdm.auto import tqdm
 import physics
 from experiments import collisions, rebounds, reconstruct, track_events, tracking
 from experiments.reconstruct import Target
+from physics.collide import BALL_BALL_MODELS
 
 # name: (low, high). "throw_scale" multiplies the ball-ball friction fit (throw_a, throw_b).
 SPACE = {
@@ -94,16 +95,18 @@ def defaults() -> dict:
     return {**values, "throw_scale": 1.0}
 
 
-def params_with(values: dict) -> physics.Params:
-    """The ``START`` parameters with the fitted ones replaced (checked by ``default_params``)."""
+def params_with(values: dict, ball_ball: str = "frictional") -> physics.Params:
+    """The ``START`` parameters with the fitted ones replaced (checked by ``default_params``), under
+    the ball-ball model ``ball_ball`` (``physics.collide.BALL_BALL_MODELS``)."""
     base = physics.default_params(calibration=START)
     unknown = sorted(set(values) - set(SPACE))
     if unknown:
         raise ValueError(f"unknown calibration parameter(s) {', '.join(unknown)}; valid: {', '.join(SPACE)}")
     plain = {k: v for k, v in values.items() if k != "throw_scale"}
     scale = values.get("throw_scale", 1.0)
-    return physics.default_params(calibration=START, cushion=CUSHION, throw_a=float(base.ball.throw_a) * scale,
-                                  throw_b=float(base.ball.throw_b) * scale, **plain)
+    return physics.default_params(calibration=START, cushion=CUSHION, ball_ball=ball_ball,
+                                  throw_a=float(base.ball.throw_a) * scale, throw_b=float(base.ball.throw_b) * scale,
+                                  **plain)
 
 
 def fitted_params() -> physics.Params:
@@ -139,10 +142,10 @@ def _score(fits) -> float:
 
 def fit_params(train: list[Target], warm: np.ndarray, rng, *, generations: int, candidates: int, subset: int,
                pop: int, rounds: int, chunk: int, start: dict | None = None, follow: bool = False,
-               spread: float = 1.0, hold=(), progress=None) -> dict:
+               spread: float = 1.0, hold=(), ball_ball: str = "frictional", progress=None) -> dict:
     """A CEM over the parameters (box ``SPACE``, in unit coordinates) on training shots, from
     ``start`` (default: ``defaults()``); returns the final mean, the fold's parameter set. The
-    parameters named in ``hold`` stay at their start values.
+    parameters named in ``hold`` stay at their start values; ``ball_ball``: the ball-ball model.
 
     Each candidate's strikes are searched from ``warm`` (``spread`` x ``WARM_SPREAD``). With
     ``follow``, the strikes fitted under a generation's best candidate become the warm start of the
@@ -160,7 +163,7 @@ def fit_params(train: list[Target], warm: np.ndarray, rng, *, generations: int, 
         u = np.clip(mean + std * rng.standard_normal((candidates, len(names))), 0.0, 1.0)
         u[0] = mean
         pick = rng.choice(len(train), size=min(subset, len(train)), replace=False)
-        sets = [params_with({**held, **dict(zip(names, lo + ui * (hi - lo)))}) for ui in u]
+        sets = [params_with({**held, **dict(zip(names, lo + ui * (hi - lo)))}, ball_ball) for ui in u]
         targets = [train[i] for _ in u for i in pick]
         lanes = stacked([s for s in sets for _ in pick])
         init = np.concatenate([warm[pick]] * len(u))
@@ -371,6 +374,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--start", default="", help="where the parameter search starts, e.g. e_c=0.91,f_c=0.29 "
                         "(others at their defaults)")
     parser.add_argument("--hold", default="", help="parameters kept at their start values, e.g. f_bed,e_c_slope")
+    parser.add_argument("--ball-ball", default="frictional", choices=sorted(BALL_BALL_MODELS),
+                        help="the ball-ball model of the fitted sets (docs/physics.md section 2)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -417,11 +422,11 @@ def main(argv=None) -> dict:
         values = fit_params([targets[i] for i in train], warm[train], rng, generations=args.generations,
                             candidates=args.candidates, subset=args.subset, pop=args.pop, rounds=args.rounds,
                             chunk=args.chunk, start=start, follow=args.follow, spread=args.strike_spread,
-                            hold=hold, progress=bar)
+                            hold=hold, ball_ball=args.ball_ball, progress=bar)
         bar.close()
         fold_values.append(values)
         seed = int(rng.integers(1 << 30))
-        for name, params in ((REFIT, base), (CALIBRATED, params_with(values))):
+        for name, params in ((REFIT, base), (CALIBRATED, params_with(values, args.ball_ball))):
             if name not in held:
                 continue
             rounds = reconstruct.ROUNDS if full else args.held_rounds

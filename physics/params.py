@@ -158,7 +158,8 @@ class Params:
 
     Attributes:
       ball, cushion, cue, pin: the parameter groups above.  table: the ``Table``.  g: gravity (m/s^2).
-      ball_ball: "frictional" (TP A-14 throw) or "frictionless".
+      ball_ball: "frictional" (TP A-14 throw), "frictional_bed" (and the cloth under a pressed ball) or
+        "frictionless".
       cushion_model: "han2005" (closed form), "mathavan2010" (integrated impact) or "graded" (Han
         2005 with restitution and friction graded by the impact).
       capacity: events the log can hold (``LOG_CAPACITY`` by default).
@@ -248,7 +249,7 @@ def default_params(table: str = "match", calibration: str | None = None, **overr
     calibration: the named set of cloth, ball and cushion values (``CALIBRATIONS``) the
     overrides apply to; by default the table's own (``TABLE_CALIBRATION``: "tracked" for the
     match table, "reference" for the Hungarian one). "reference" gives the textbook values.
-    Overrides: ``ball_ball`` ("frictional" | "frictionless"), ``cushion`` ("han2005" |
+    Overrides: ``ball_ball`` ("frictional" | "frictional_bed" | "frictionless"), ``cushion`` ("han2005" |
     "mathavan2010" | "graded"), ``capacity`` (events in the log), ``dtype`` ("float64" | "float32"), ``g``,
     any table size (``length``, ``width``, ...), and any leaf of the groups by its name
     (``u_s``, ``e_b``, ``e_c``, ``height``; ``ball_mass``, ``ball_radius``, ``cue_mass``; the pin's

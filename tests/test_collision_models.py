@@ -39,6 +39,10 @@ INTO_A_DEAD_CUSHION = {"reference": {"han2005": 0.072, "graded": 0.142},
 # cushion's slopes (0 by default, which makes it han2005) at about their fitted size and beyond,
 # and the cloth's friction during the impact (f_bed, 0 by default) above any fitted value.
 MODEL_PARAMS = {"graded": dict(e_c_slope=0.1, f_c_slope=0.4, f_bed=0.5)}
+# Ball-ball models in which the cloth takes a share of the impulse (its friction under a ball the
+# impact presses into the bed): the pair's momentum then changes, by at most u_s times the
+# friction between the balls times the normal impulse, for each ball.
+BED_MODELS = ("frictional_bed",)
 
 
 @functools.cache
@@ -170,12 +174,19 @@ def test_ball_ball_conserves_momentum_and_never_adds_energy(name, seed):
     params = physics.default_params(ball_ball=name)
     v1, w1, v2, w2, n = random_pairs(seed)
     a1, b1, a2, b2 = ball_ball_run(name, v1, w1, v2, w2, n)
-    np.testing.assert_allclose(a1 + a2, v1 + v2, rtol=0, atol=1e-12)
+    approach_before = np.sum((v1 - v2) * n, -1)
+    if name in BED_MODELS:
+        b = params.ball
+        normal_impulse = (1 + float(b.e_b)) / 2 * np.maximum(approach_before, 0.0)  # per unit mass
+        bound = 2 * float(b.u_s) * float(b.throw_a + b.throw_b) * normal_impulse
+        change = np.linalg.norm(a1 + a2 - (v1 + v2), axis=-1)
+        assert np.all(change <= bound + 1e-12) and np.any(change > 1e-6)
+    else:
+        np.testing.assert_allclose(a1 + a2, v1 + v2, rtol=0, atol=1e-12)
     before = energy(v1, w1, params) + energy(v2, w2, params)
     after = energy(a1, b1, params) + energy(a2, b2, params)
     assert np.all(after <= before * (1 + 1e-12)), np.max(after / before)
     # approaching balls separate along the line of centres; the others are left alone
-    approach_before = np.sum((v1 - v2) * n, -1)
     approach_after = np.sum((a1 - a2) * n, -1)
     hit = approach_before > 0
     assert hit.any() and (~hit).any()
@@ -192,6 +203,49 @@ def test_ball_ball_exchange_symmetry(name):
     c2, d2, c1, d1 = ball_ball_run(name, v2, w2, v1, w1, -n)
     for x, y in ((a1, c1), (b1, d1), (a2, c2), (b2, d2)):
         np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12)
+
+
+# -- the cloth under the balls (docs/physics.md section 2, "frictional_bed") ----------------------
+
+def _one_hit(name, v1, w1, calibration="tracked"):
+    """A ball (v1, w1) driving full into a ball at rest along +x, under ``name``."""
+    params = physics.default_params(calibration=calibration, ball_ball=name)
+    fn = BALL_BALL_MODELS[name].resolve
+    out = fn(jnp.asarray(v1, float), jnp.asarray(w1, float), jnp.zeros(2), jnp.zeros(3), jnp.array([1.0, 0.0]), params)
+    return params, [np.asarray(x) for x in out]
+
+
+def test_frictional_bed_rolling_full_hit_struck_ball_leaves_slower_by_the_cloths_share():
+    """A rolling ball's face turns down at the contact, so the slip between the balls is vertical
+    and the friction on it, u_b(v) P_n, presses the struck ball into the bed; the cloth's friction
+    u_s on that takes u_s u_b(v) of the struck ball's (1 + e_b) / 2 v, known without the simulator."""
+    v = 1.3
+    params, (a1, b1, a2, b2) = _one_hit("frictional_bed", [v, 0.0], [0.0, v / R, 0.0])
+    _, (f1, g1, f2, g2) = _one_hit("frictional", [v, 0.0], [0.0, v / R, 0.0])
+    b = params.ball
+    mu = float(b.throw_a + b.throw_b * np.exp(-float(b.throw_c) * v))
+    expected = (1 + float(b.e_b)) / 2 * v * (1 - float(b.u_s) * mu)
+    np.testing.assert_allclose(a2, [expected, 0.0], rtol=1e-12, atol=1e-15)
+    assert a2[0] < f2[0] - 0.01 * v  # about 2 % slower than without the cloth
+    np.testing.assert_array_equal(a1, f1)  # the striker is lifted, not pressed: as "frictional"
+    np.testing.assert_array_equal(b1, g1)
+    # the cloth acts at the bottom point: the speed the struck ball ends up rolling at is unchanged
+    rolling = lambda vel, spin: (5 * vel[0] + 2 * R * spin[1]) / 7  # noqa: E731
+    np.testing.assert_allclose(rolling(a2, b2), rolling(f2, g2), rtol=1e-12)
+
+
+def test_frictional_bed_stun_hit_is_frictional_and_a_drawn_striker_is_the_one_pressed():
+    params, stun = _one_hit("frictional_bed", [1.0, 0.0], [0.0, 0.0, 0.0])
+    _, stun_f = _one_hit("frictional", [1.0, 0.0], [0.0, 0.0, 0.0])
+    for x, y in zip(stun, stun_f):
+        np.testing.assert_array_equal(x, y)
+    _, draw = _one_hit("frictional_bed", [1.0, 0.0], [0.0, -2.0 / R, 0.0])
+    _, draw_f = _one_hit("frictional", [1.0, 0.0], [0.0, -2.0 / R, 0.0])
+    np.testing.assert_array_equal(draw[2], draw_f[2])  # the struck ball is lifted: untouched
+    np.testing.assert_array_equal(draw[3], draw_f[3])
+    # the striker's bottom slips forwards (backspin): the cloth slows that slip
+    slip = lambda vel, spin: vel[0] - R * spin[1]  # noqa: E731
+    assert 0 < slip(draw[0], draw[1]) < slip(draw_f[0], draw_f[1])
 
 
 # -- the registry -------------------------------------------------------------------------------

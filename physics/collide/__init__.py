@@ -6,6 +6,8 @@ pair           model name           module
 =============  ===================  ==============================================
 ball-ball      "frictional"         ball_ball (Alciatore TP A-14 throw)
 ball-ball      "frictionless"       ball_ball (no friction)
+ball-ball      "frictional_bed"     ball_ball (throw, and the cloth under a pressed
+                                    ball)
 ball-cushion   "han2005"            cushion_han2005 (Han 2005, closed form)
 ball-cushion   "mathavan2010"       cushion_mathavan2010 (Mathavan et al. 2010)
 ball-cushion   "graded"             cushion_graded (Han 2005, graded e and f)

@@ -6,6 +6,15 @@ between the balls that makes throw and transfers spin. Models:
 - "frictional": friction coefficient against slip speed v at the contact, Alciatore TP A-14 fit
   u_b(v) = a + b exp(-c v) (default a = 9.951e-3, b = 0.108, c = 1.088, v in m/s).
 - "frictionless": no friction; with e_b = 1 equal balls exchange their normal velocities exactly.
+- "frictional_bed": "frictional", and the cloth's friction under a ball the impact presses into
+  the bed. A rolling striker's face turns downwards at the contact, so the friction between the
+  balls drags the struck ball's face down: that ball is pressed into the bed, whose normal impulse
+  is the downward part of the impulse between the balls, and the cloth's sliding friction u_s on
+  it acts against the slip of the ball's bottom point (``contact.bed_friction``), as the cloth
+  does after the impact. The struck ball leaves a little slower (about u_s times the friction
+  between the balls: some 2 % for a rolling hit) while the striker keeps what "frictional" gives
+  it; a drawn striker is the one pressed down. Why: on tracked match shots a ball struck at rest
+  leaves slower than the frictional impulse gives (docs/physics.md sections 2 and 10).
 
 Both balls touch the cloth at their lowest point; any vertical velocity the impulse would give a
 ball is taken up by the bed (the balls stay on the table).
@@ -14,12 +23,13 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from physics.collide.contact import cross, frictional_impulse, lift
+from physics.collide.contact import bed_friction, cross, frictional_impulse, lift
 
 
-def _impact(v1, w1, v2, w2, normal, params, mu_of_slip):
+def _impact(v1, w1, v2, w2, normal, params, mu_of_slip, bed: bool = False):
     """Velocities (2,) and spins (3,) of two colliding balls after the impact, with the friction
-    coefficient ``mu_of_slip(slip speed)`` at the contact.
+    coefficient ``mu_of_slip(slip speed)`` at the contact; ``bed``: the cloth's friction u_s
+    under a ball the impact presses down (a Python bool: a model's choice, not an array).
 
     normal: (2,) unit vector from ball 1's centre to ball 2's. Returns (v1, w1, v2, w2).
     Balls that are not approaching are returned unchanged.
@@ -33,18 +43,29 @@ def _impact(v1, w1, v2, w2, normal, params, mu_of_slip):
     k_n = 2.0 / m
     k_t = 2.0 * (1.0 / m + R**2 / inertia)
     P = frictional_impulse(u, n, k_n, k_t, params.ball.e_b, mu_of_slip(slip))
-    return (
-        v1 + P[:2] / m,
-        w1 + cross(r1, P) / inertia,
-        v2 - P[:2] / m,
-        w2 + cross(r2, -P) / inertia,
-    )
+    v1, w1 = v1 + P[:2] / m, w1 + cross(r1, P) / inertia
+    v2, w2 = v2 - P[:2] / m, w2 + cross(r2, -P) / inertia
+    if bed:  # P acts on ball 1, -P on ball 2: a ball is pressed where its share points down
+        u_s = params.ball.u_s
+        v1, w1 = bed_friction(v1, w1, jnp.maximum(-P[2], 0.0), u_s, params)
+        v2, w2 = bed_friction(v2, w2, jnp.maximum(P[2], 0.0), u_s, params)
+    return v1, w1, v2, w2
+
+
+def _throw(b):
+    """The TP A-14 friction between the balls against their slip speed, with ball params ``b``."""
+    return lambda slip: b.throw_a + b.throw_b * jnp.exp(-b.throw_c * slip)
 
 
 def frictional(v1, w1, v2, w2, normal, params):
     """The "frictional" model: throw from the TP A-14 friction fit (arguments as ``_impact``)."""
-    b = params.ball
-    return _impact(v1, w1, v2, w2, normal, params, lambda slip: b.throw_a + b.throw_b * jnp.exp(-b.throw_c * slip))
+    return _impact(v1, w1, v2, w2, normal, params, _throw(params.ball))
+
+
+def frictional_bed(v1, w1, v2, w2, normal, params):
+    """The "frictional_bed" model: "frictional" and the cloth's friction under a ball the impact
+    presses into the bed (arguments as ``_impact``)."""
+    return _impact(v1, w1, v2, w2, normal, params, _throw(params.ball), bed=True)
 
 
 def frictionless(v1, w1, v2, w2, normal, params):

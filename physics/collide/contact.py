@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from physics.motion import slip
+
 
 def _dot(a, b):
     return jnp.sum(a * b, axis=-1, keepdims=True)
@@ -41,6 +43,17 @@ def coulomb(u_t, k_t, bound):
     p_t = jnp.minimum(slip / k_t, bound)
     safe = jnp.where(slip > 0, slip, 1.0)
     return p_t * jnp.where(slip > 0, u_t / safe, 0.0)
+
+
+def bed_friction(v, w, pressed, mu, params):
+    """Velocity (2,) and spin (3,) of a ball after the cloth's friction during an impact that
+    presses it into the bed: at most ``mu`` times ``pressed`` (the bed's normal impulse), against
+    the slip of the ball's bottom point, never more than stops it. It conserves the angular
+    momentum about the bottom point, so the speed the ball ends up rolling at is unchanged."""
+    m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
+    F = -coulomb(slip(v, w, R), 1.0 / m + R**2 / inertia, mu * pressed)
+    bottom = jnp.array([0.0, 0.0, -1.0], v.dtype) * R
+    return v + F / m, w + cross(bottom, lift(F)) / inertia
 
 
 def cross(a, b):

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from physics.collide.contact import coulomb, cross, frictional_impulse, lift
-from physics.motion import slip
+from physics.collide.contact import bed_friction, cross, frictional_impulse, lift
 
 
 def resolve(v, w, normal, params):
@@ -45,14 +44,4 @@ def impact(v, w, normal, params, restitution, friction):
     k_n = 1.0 / m
     k_t = 1.0 / m + R**2 / inertia
     P = frictional_impulse(u, N, k_n, k_t, restitution, friction)
-    return bed_friction(v + P[:2] / m, w + cross(r, P) / inertia, jnp.maximum(-P[2], 0.0), k_t, params)
-
-
-def bed_friction(v, w, pressed, k_t, params):
-    """Velocity (2,) and spin (3,) after the cloth's friction during the impact: at most
-    ``f_bed`` times ``pressed`` (the bed's normal impulse), against the bottom point's slip,
-    never more than stops it (k_t: as at the nose, a point on the ball's surface)."""
-    m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
-    F = -coulomb(slip(v, w, R), k_t, params.cushion.f_bed * pressed)
-    bottom = jnp.array([0.0, 0.0, -1.0], v.dtype) * R
-    return v + F / m, w + cross(bottom, lift(F)) / inertia
+    return bed_friction(v + P[:2] / m, w + cross(r, P) / inertia, jnp.maximum(-P[2], 0.0), params.cushion.f_bed, params)

@@ -42,6 +42,11 @@ BALL_BALL_MODELS: dict[str, Model] = {
         ball_ball.frictionless,
         "W. Leckie, M. Greenspan, An event-based pool physics simulator, ACG 11 (2005)",
         "restitution e_b only; with e_b = 1 equal balls exchange normal velocities"),
+    "frictional_bed": Model(
+        ball_ball.frictional_bed,
+        "D. Alciatore, TP A-14 (2004) throw; the cloth's friction under a ball the impact presses into the bed, "
+        "derived here (docs/physics.md section 2)",
+        "frictional, and the cloth's sliding friction u_s on the bed's share of the impulse between the balls"),
 }
 
 CUSHION_MODELS: dict[str, Model] = {
