@@ -4,7 +4,8 @@ it, a next layout that is invalid, a void or cut-off result from valid input).
 
 Families: ordinary play; extreme speed and spin; a raised cue (hops, masse, jumps); frozen pairs
 and clusters (balls touching each other and the cushions, corners); the Hungarian table with the
-pin; the Mathavan cushion; float32 (ordinary shots, half of them from frozen layouts). Prints a
+pin; the Mathavan cushion; "bed", the ball-ball model "frictional_bed" on frozen layouts with hard
+shots; float32 (ordinary shots, half of them from frozen layouts). Prints a
 table of failures per family and check, writes results/soak/soak.csv and soak.json, and ends
 with "soak: N shots, K failures" (exit code 1 if K > 0).
 
@@ -30,7 +31,7 @@ from physics.events import EventKind
 from physics.motion import layout_tolerance
 from physics.simulate import layout_is_valid
 
-FAMILIES = ("ordinary", "extreme", "raised", "frozen", "pin", "mathavan", "float32")
+FAMILIES = ("ordinary", "extreme", "raised", "frozen", "pin", "mathavan", "bed", "float32")
 CHECKS = ("nan", "outside", "overlap", "left_on_table", "next_layout", "status")
 
 
@@ -40,6 +41,8 @@ def family_params(family: str, dtype: str = "float64"):
         return physics.default_params("hungarian", dtype=dtype)
     if family == "mathavan":
         return physics.default_params(cushion="mathavan2010", dtype=dtype)
+    if family == "bed":
+        return physics.default_params(ball_ball="frictional_bed", dtype=dtype)
     return physics.default_params(dtype="float32" if family == "float32" else dtype)
 
 
@@ -92,7 +95,7 @@ def _frozen_layout(rng, params):
 def family_inputs(family: str, rng, n: int, params):
     """(positions (n, 3, 2), Shot, pin or None) for n shots of a family."""
     pin = np.asarray(params.table.centre) if family == "pin" else None
-    if family == "frozen":
+    if family in ("frozen", "bed"):
         pos = np.stack([_frozen_layout(rng, params) for _ in range(n)])
     elif family == "float32":  # half of them frozen
         pos = np.stack([(_frozen_layout if k % 2 else _random_layout)(rng, params) for k in range(n)])
@@ -102,7 +105,7 @@ def family_inputs(family: str, rng, n: int, params):
         shots = _shots(rng, n, v=(0.01, 10.0), offset=0.59, theta=(0.0, 30.0))
     elif family == "raised":
         shots = _shots(rng, n, v=(0.5, 10.0), offset=0.59, theta=(0.0, 89.9))
-    elif family == "frozen":
+    elif family in ("frozen", "bed"):
         shots = _shots(rng, n, v=(0.01, 8.0), offset=0.59, theta=(0.0, 60.0))
     else:
         shots = _shots(rng, n)

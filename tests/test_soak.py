@@ -14,8 +14,9 @@ SHOTS = 64  # the batch the physics and environment tests compile for (tests/tes
 
 
 # The families played on the default physics share the compiled pool of the other tests; the
-# other cushion model and float32 each compile their own, so they run in the slow tier.
-OWN_PROGRAM = ("mathavan", "float32")
+# other cushion model, the other ball-ball model and float32 each compile their own, so they run in
+# the slow tier.
+OWN_PROGRAM = ("mathavan", "bed", "float32")
 
 
 @pytest.mark.parametrize("family", [f if f not in OWN_PROGRAM else pytest.param(f, marks=pytest.mark.slow)
