@@ -11,6 +11,9 @@ its surface, k_t = 1/m + R^2/I = 7/(2m)). The normal impulse restores a fraction
 approach speed (Newton's restitution); the tangential impulse stops the slip if that needs no
 more than mu times the normal impulse (sticking), else it is mu times the normal impulse against
 the slip (sliding). Both cases only remove energy.
+
+The same Coulomb law gives the cloth's share where an impact presses a ball into the bed
+(``bed_friction``: the Han cushions' ``f_bed``, the ball-ball model "frictional_bed").
 """
 from __future__ import annotations
 
