@@ -22,6 +22,8 @@ def test_params_with_sets_the_fitted_values():
     assert float(p.ball.throw_a) == pytest.approx(2 * float(base.ball.throw_a))
     assert float(p.ball.throw_b) == pytest.approx(2 * float(base.ball.throw_b))
     assert float(p.ball.u_s) == float(base.ball.u_s)
+    assert p.ball_ball == "frictional" and p.cushion_model == calibrate.CUSHION
+    assert calibrate.params_with({"e_b": 0.9}, "frictional_bed").ball_ball == "frictional_bed"
 
 
 def test_params_with_refuses_unknown_and_out_of_range_values():
@@ -29,6 +31,8 @@ def test_params_with_refuses_unknown_and_out_of_range_values():
         calibrate.params_with({"e_cushion": 0.9})
     with pytest.raises(ValueError, match="e_c must be in"):
         calibrate.params_with({"e_c": 1.2})
+    with pytest.raises(ValueError, match="unknown ball_ball model 'sticky'"):
+        calibrate.params_with({"e_c": 0.9}, "sticky")
 
 
 def test_defaults_lie_inside_the_search_box():
