@@ -75,8 +75,8 @@ CUSHION = "graded"  # the cushion model fitted (han2005 where both slopes are 0)
 # (p90 22.6), first 2 s 4.5 cm, point agreement 89 % (86 % under the reference set); the folds' medians
 # near this set, which stays: docs/physics.md section 6. With ``--ball-ball frictional_bed`` (the cloth
 # under a struck ball), from this set with these settings: held out 6.9 cm, first 2 s 4.3 cm, point
-# agreement 97 %, against 6.9 cm, 4.2 cm and 93 % for the same run with "frictional"; both gave 96 % with
-# another strike-search seed: docs/physics.md section 10.)
+# agreement 97 %, against 6.9 cm, 4.2 cm and 93 % for the same run with "frictional"; over three
+# strike-search seeds 97 % against 95 %, the distances alike: docs/physics.md section 10.)
 FITTED = {
     "e_c": 0.8619, "f_c": 0.2805, "height": 0.03883, "u_s": 0.2248, "u_r": 0.004268, "u_sp_proportionality": 0.2051,
     "e_b": 0.9451, "throw_scale": 2.094, "e_c_slope": 0.00548, "f_c_slope": 0.02258, "u_r_step": 0.001173,

@@ -15,7 +15,8 @@ between the balls that makes throw and transfers spin. Models:
   between the balls: some 2 % for a rolling hit) while the striker keeps what "frictional" gives
   it; a drawn striker is the one pressed down. Why: on tracked match shots a ball struck at rest
   leaves slower than the frictional impulse gives; calibrated with this model, held-out shots
-  fitted no better (docs/physics.md sections 2 and 10), so it is an option, not a default.
+  fitted no better and were called right a little more often (docs/physics.md sections 2 and 10);
+  an option, not a default.
 
 Both balls touch the cloth at their lowest point; any vertical velocity the impulse would give a
 ball is taken up by the bed (the balls stay on the table).
