@@ -47,10 +47,9 @@ def _impact(v1, w1, v2, w2, normal, params, mu_of_slip, bed: bool = False):
     P = frictional_impulse(u, n, k_n, k_t, params.ball.e_b, mu_of_slip(slip))
     v1, w1 = v1 + P[:2] / m, w1 + cross(r1, P) / inertia
     v2, w2 = v2 - P[:2] / m, w2 + cross(r2, -P) / inertia
-    if bed:  # P acts on ball 1, -P on ball 2: a ball is pressed where its share points down
-        u_s = params.ball.u_s
-        v1, w1 = bed_friction(v1, w1, jnp.maximum(-P[2], 0.0), u_s, params)
-        v2, w2 = bed_friction(v2, w2, jnp.maximum(P[2], 0.0), u_s, params)
+    if bed:  # P acts on ball 1, -P on ball 2
+        v1, w1 = bed_friction(v1, w1, P[2], params.ball.u_s, params)
+        v2, w2 = bed_friction(v2, w2, -P[2], params.ball.u_s, params)
     return v1, w1, v2, w2
 
 

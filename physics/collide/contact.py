@@ -48,12 +48,14 @@ def coulomb(u_t, k_t, bound):
     return p_t * jnp.where(slip > 0, u_t / safe, 0.0)
 
 
-def bed_friction(v, w, pressed, mu, params):
-    """Velocity (2,) and spin (3,) of a ball after the cloth's friction during an impact that
-    presses it into the bed: at most ``mu`` times ``pressed`` (the bed's normal impulse), against
-    the slip of the ball's bottom point, never more than stops it. It conserves the angular
+def bed_friction(v, w, push, mu, params):
+    """Velocity (2,) and spin (3,) of a ball after the cloth's friction during an impact whose
+    vertical impulse on the ball is ``push``: where it points down the bed pushes back as much,
+    and the friction is at most ``mu`` times that, against the slip of the ball's bottom point,
+    never more than stops it (none where the impact lifts the ball). It conserves the angular
     momentum about the bottom point, so the speed the ball ends up rolling at is unchanged."""
     m, R, inertia = params.ball.mass, params.ball.radius, params.ball.inertia
+    pressed = jnp.maximum(-push, 0.0)
     F = -coulomb(slip(v, w, R), 1.0 / m + R**2 / inertia, mu * pressed)
     bottom = jnp.array([0.0, 0.0, -1.0], v.dtype) * R
     return v + F / m, w + cross(bottom, lift(F)) / inertia

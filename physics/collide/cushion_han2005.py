@@ -44,4 +44,4 @@ def impact(v, w, normal, params, restitution, friction):
     k_n = 1.0 / m
     k_t = 1.0 / m + R**2 / inertia
     P = frictional_impulse(u, N, k_n, k_t, restitution, friction)
-    return bed_friction(v + P[:2] / m, w + cross(r, P) / inertia, jnp.maximum(-P[2], 0.0), params.cushion.f_bed, params)
+    return bed_friction(v + P[:2] / m, w + cross(r, P) / inertia, P[2], params.cushion.f_bed, params)
