@@ -95,7 +95,8 @@ def _frozen_layout(rng, params):
 def family_inputs(family: str, rng, n: int, params):
     """(positions (n, 3, 2), Shot, pin or None) for n shots of a family."""
     pin = np.asarray(params.table.centre) if family == "pin" else None
-    if family in ("frozen", "bed"):
+    family = "frozen" if family == "bed" else family  # the other ball-ball model, on the frozen family's inputs
+    if family == "frozen":
         pos = np.stack([_frozen_layout(rng, params) for _ in range(n)])
     elif family == "float32":  # half of them frozen
         pos = np.stack([(_frozen_layout if k % 2 else _random_layout)(rng, params) for k in range(n)])
@@ -105,7 +106,7 @@ def family_inputs(family: str, rng, n: int, params):
         shots = _shots(rng, n, v=(0.01, 10.0), offset=0.59, theta=(0.0, 30.0))
     elif family == "raised":
         shots = _shots(rng, n, v=(0.5, 10.0), offset=0.59, theta=(0.0, 89.9))
-    elif family in ("frozen", "bed"):
+    elif family == "frozen":
         shots = _shots(rng, n, v=(0.01, 8.0), offset=0.59, theta=(0.0, 60.0))
     else:
         shots = _shots(rng, n)
