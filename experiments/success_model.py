@@ -211,6 +211,18 @@ loss (softmax over each layout's strikes, temperature 10 net points) left its fi
 Nor does more data lift it: the shipped exact model fine-tuned on twice the noisy layouts (32,768,
 seeds 5, 7, 15 and 17, shipped grid and inputs) scored 17.5 net points (17.1, 19.5, 15.8).
 
+Nor does a second model that re-ranks the first one's best strikes. The room is there: on 256
+fresh layouts (144 strikes each, the grid and its lines, 16 plays of each under the standard
+noise), choosing among the shipped noise model's K best-rated strikes by 8 of the plays and
+valuing the choice on the other 8 is worth 25.1 net points at K = 1 (the model's own choice), 29.9
+at K = 4, 32.5 at 16 and 35.7 over all 144. A re-ranker was trained on the model's 16 best strikes
+of 24,576 other layouts, each strike played 24 times under the noise (the label: the mean of those
+plays), from the strike's inputs plus the model's rating and rank, 12 epochs: scored on 1,024
+further layouts whose 16 best were played 32 times each, its choice was worth 22.4 net points fitted
+strike by strike (squared error about each layout's mean), 23.1 with the other 15 strikes pooled
+into every strike's input, 23.0 with a listwise loss, against 23.3 for the model's own first choice.
+What sets the best strikes apart under the noise is not in these inputs.
+
     python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \
         --out results/he8k            # and --seed 8 --out results/he8k2, --seed N --out results/heN for N = 30 ... 43
     python -m experiments.success_model train --head classes --epochs 8 --standardize --data results/he8k \
