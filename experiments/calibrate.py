@@ -19,7 +19,8 @@ reconstructed under it (``experiments.reconstruct``):
    short strike search starts near its own strikes;
 3. the held-out shots of the fold are reconstructed under them (refitted from the baseline's
    strikes, or with ``--held-search full`` by the reconstruction's own full search from a first
-   guess, as ``experiments.reconstruct`` does), and compared with the baseline:
+   guess, as ``experiments.reconstruct`` does; ``--held-searches N``: N independent searches a
+   shot, the best kept), and compared with the baseline:
    RMS over the shot and over its first 2 s, path shape, point/no-point agreement with the
    tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence (also
    paired rebound by rebound with the tracks, ``experiments.rebounds.paired``), and
@@ -372,6 +373,9 @@ def main(argv=None) -> dict:
                         "reference set refitted alike as the control), or found from a first guess by the "
                         "reconstruction's own full search (experiments.reconstruct's defaults; the baseline "
                         "is then the control)")
+    parser.add_argument("--held-searches", type=int, default=1,
+                        help="independent whole strike searches per held-out shot, the one that fits best kept "
+                        "(experiments.reconstruct --searches; each one more costs the held-out stage as much again)")
     parser.add_argument("--chunk", type=int, default=reconstruct.CHUNK, help="shots simulated per call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--start", default="", help="where the parameter search starts, e.g. e_c=0.91,f_c=0.29 "
@@ -393,6 +397,8 @@ def main(argv=None) -> dict:
         parser.error("--folds must be at least 2")
     if not args.strike_spread > 0:
         parser.error(f"--strike-spread must be positive, got {args.strike_spread}")
+    if args.held_searches < 1:
+        parser.error(f"--held-searches must be at least 1, got {args.held_searches}")
     try:
         reconstruct.check_search(args.base_pop, args.base_rounds, args.base_restarts, args.base_polish)
     except ValueError as err:
@@ -438,11 +444,11 @@ def main(argv=None) -> dict:
                 fits = reconstruct.fit([targets[i] for i in test], params, pop=reconstruct.POP, rounds=rounds,
                                        init=np.stack([reconstruct.first_guess(shots[i]) for i in test]),
                                        chunk=args.chunk, seed=seed, restarts=reconstruct.RESTARTS,
-                                       polish=reconstruct.POLISH, progress=bar)
+                                       polish=reconstruct.POLISH, searches=args.held_searches, progress=bar)
             else:
                 fits = reconstruct.fit([targets[i] for i in test], params, pop=args.held_pop, rounds=args.held_rounds,
                                        init=warm[test], spread=WARM_SPREAD * 2, chunk=args.chunk, first_horizon=2.0,
-                                       seed=seed, progress=bar)
+                                       seed=seed, searches=args.held_searches, progress=bar)
             bar.close()
             for i, f in zip(test, fits):
                 held[name][i] = (f, params)

@@ -332,8 +332,10 @@ def _side_spins(init: np.ndarray, restarts: int) -> np.ndarray:
     return start
 
 
-def check_search(pop: int, rounds: int, restarts: int, polish: int) -> None:
+def check_search(pop: int, rounds: int, restarts: int, polish: int, searches: int = 1) -> None:
     """ValueError unless ``fit`` can run these settings."""
+    if searches < 1:
+        raise ValueError(f"searches must be at least 1, got {searches}")
     if restarts < 1 or pop % restarts or pop // restarts < 8:
         raise ValueError(f"pop must be a multiple of restarts with at least 8 candidates per search, "
                          f"got pop={pop}, restarts={restarts}")
@@ -344,7 +346,7 @@ def check_search(pop: int, rounds: int, restarts: int, polish: int) -> None:
 def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds: int = ROUNDS, seed: int = 0,
         init: Optional[np.ndarray] = None, spread: Optional[np.ndarray] = None,
         batched_params: bool = False, chunk: int = CHUNK, first_horizon: float = FIRST_HORIZON,
-        restarts: int = 1, polish: int = 0, progress=None) -> list[Fit]:
+        restarts: int = 1, polish: int = 0, searches: int = 1, progress=None) -> list[Fit]:
     """CEM over the strikes of several targets at once: ``pop`` candidates each, ``rounds`` rounds.
 
     init: (len(targets), 6) starting strikes (``first_guess`` of each shot, or earlier fits);
@@ -356,13 +358,23 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
     polish: the last rounds sample around the best strike so far, scored on the whole shot.
     With ``batched_params`` every leaf of ``params`` has a leading axis of len(targets): each
     target is fitted under its own parameters (calibration).
+    searches: whole searches per target, independent (their own draws, in the same simulation
+    calls), the one whose best strike has the lowest objective kept: a shot's objective has
+    several minima, and one search settles in one of them (``searches`` times the cost).
     """
-    check_search(pop, rounds, restarts, polish)
-    rng = np.random.default_rng(seed)
+    check_search(pop, rounds, restarts, polish, searches)
     n, dim = len(targets), len(FIELDS)
     if init is None or np.shape(init) != (n, dim):
         raise ValueError(f"init must hold a starting strike per target, shape ({n}, {dim}) (reconstruct.first_guess), "
                          f"got {None if init is None else np.shape(init)}")
+    if searches > 1:  # the targets repeated: each copy's lanes draw their own candidates
+        if batched_params:
+            params = jax.tree_util.tree_map(lambda x: jnp.concatenate([x] * searches), params)
+        fits = fit(targets * searches, params, pop=pop, rounds=rounds, seed=seed, init=np.tile(init, (searches, 1)),
+                   spread=spread, batched_params=batched_params, chunk=chunk, first_horizon=first_horizon,
+                   restarts=restarts, polish=polish, progress=progress)
+        return [min(fits[i::n], key=lambda f: f.objective) for i in range(n)]
+    rng = np.random.default_rng(seed)
     mean = _side_spins(init, restarts)  # (n, groups, dim)
     std = np.array(WIDE_SPREAD if spread is None else spread, float)[None, None] * np.ones_like(mean)
     if spread is None:
@@ -456,11 +468,11 @@ def check_horizon(horizon) -> None:
 
 def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, pop: int = POP, rounds: int = ROUNDS,
                 seed: int = 0, chunk: int = CHUNK, restarts: int = RESTARTS, polish: int = POLISH,
-                horizon: Optional[float] = None) -> tuple[Fit, float]:
+                searches: int = 1, horizon: Optional[float] = None) -> tuple[Fit, float]:
     """The best strike for one tracked shot and its path-shape distance. ``horizon``: fit only the
     samples of the first ``horizon`` s after the strike (the strike that explains the start of a
     shot; default: the whole shot); the errors reported are still those of the whole shot and its
-    first ``EARLY`` s."""
+    first ``EARLY`` s. ``searches``: independent whole searches, the best kept (``fit``)."""
     params = physics.default_params() if params is None else params
     target = Target.of(shot)
     scored = target
@@ -471,7 +483,7 @@ def reconstruct(shot: TrackedShot, params: Optional[physics.Params] = None, *, p
                                      near=dataclasses.replace(near, used=near.used & (
                                          near.times[:, 0] - target.strike_time <= horizon)))
     best = fit([scored], params, pop=pop, rounds=rounds, seed=seed, init=first_guess(shot)[None], chunk=chunk,
-               restarts=restarts, polish=polish)[0]
+               restarts=restarts, polish=polish, searches=searches)[0]
     if horizon is None:
         best.result = final_result(target, best.strike, params, chunk)
     else:  # the errors of the whole shot, from its one simulation
@@ -536,6 +548,8 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="CEM rounds")
     parser.add_argument("--restarts", type=int, default=RESTARTS, help="independent searches in the first rounds")
     parser.add_argument("--polish", type=int, default=POLISH, help="last rounds searching around the best strike")
+    parser.add_argument("--searches", type=int, default=1,
+                        help="independent whole searches per shot, the best kept (each one more costs as much again)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--chunk", type=int, default=CHUNK, help="shots simulated per call")
     parser.add_argument("--calibration", default=None, choices=sorted(physics.CALIBRATIONS),
@@ -546,9 +560,9 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
     try:
-        check_search(args.pop, args.rounds, args.restarts, args.polish)
+        check_search(args.pop, args.rounds, args.restarts, args.polish, args.searches)
     except ValueError as err:
-        parser.error(f"--pop, --rounds, --restarts, --polish: {err}")
+        parser.error(f"--pop, --rounds, --restarts, --polish, --searches: {err}")
     if args.horizon is not None:
         try:
             check_horizon(args.horizon)
@@ -565,7 +579,8 @@ def main(argv=None) -> list[dict]:
     for shot in chosen:
         clock = time.perf_counter()
         best, shape = reconstruct(shot, params, pop=args.pop, rounds=args.rounds, seed=args.seed, chunk=args.chunk,
-                                  restarts=args.restarts, polish=args.polish, horizon=args.horizon)
+                                  restarts=args.restarts, polish=args.polish, searches=args.searches,
+                                  horizon=args.horizon)
         row = dict(shot_id=shot.shot_id, cue=shot.cue, **best.row(), shape=shape,
                    seconds=time.perf_counter() - clock)
         rows.append(row)

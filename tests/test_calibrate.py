@@ -279,11 +279,13 @@ def test_command_held_search_full_reconstructs_held_out_shots_from_first_guesses
     shots = tracking.load()[:4]
     tiny = ["--shots", "4", "--folds", "2", "--generations", "1", "--candidates", "2", "--subset", "2",
             "--pop", "16", "--rounds", "2", "--base-pop", "16", "--base-rounds", "2", "--base-restarts", "2",
-            "--base-polish", "1", "--held-search", "full", "--chunk", "64", "--no-progress", "--out", str(tmp_path)]
+            "--base-polish", "1", "--held-search", "full", "--held-searches", "2", "--chunk", "64", "--no-progress",
+            "--out", str(tmp_path)]
     report = calibrate.main(tiny)
     assert list(report["held_out"]) == [calibrate.BASELINE, calibrate.CALIBRATED]
-    held = [kw for kw in calls if kw.get("restarts") == 2 and kw.get("pop") == 16 and kw.get("rounds") == 3]
-    assert len(held) == 2  # one search per fold
+    held = [kw for kw in calls if kw.get("restarts") == 2 and kw.get("pop") == 16 and kw.get("rounds") == 3
+            and kw.get("searches") == 2]
+    assert len(held) == 2  # one search per fold, of two searches a shot
     guesses = {tuple(reconstruct.first_guess(s)) for s in shots}
     assert all(tuple(row) in guesses for kw in held for row in kw["init"])
 
@@ -334,6 +336,12 @@ def test_command_refuses_a_strike_spread_that_is_not_positive(capsys):
     with pytest.raises(SystemExit):
         calibrate.main(["--strike-spread", "0", "--no-progress"])
     assert "--strike-spread must be positive, got 0.0" in capsys.readouterr().err
+
+
+def test_command_refuses_no_held_search(capsys):
+    with pytest.raises(SystemExit):
+        calibrate.main(["--held-searches", "0", "--no-progress"])
+    assert "--held-searches must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_parse_values_checks_names_and_box():

@@ -136,6 +136,22 @@ def test_fit_refuses_a_tiny_population_and_a_bad_split(made):
         rc.fit(*args, pop=16, init=np.zeros((1, 5)))
 
 
+def test_several_searches_keep_the_one_that_fits_best(made):
+    """``searches``: the target searched as many times apart (copies of it in one call, each
+    drawing its own candidates), and the copy whose best strike has the lowest objective kept."""
+    params, shot = made
+    target, init = rc.Target.of(shot), rc.first_guess(shot)[None]
+    kw = dict(pop=16, rounds=2, chunk=CHUNK)
+    apart = rc.fit([target] * 3, params, init=np.repeat(init, 3, 0), **kw)
+    best = rc.fit([target], params, init=init, searches=3, **kw)
+    assert len(best) == 1 and len({f.objective for f in apart}) > 1  # the copies went apart
+    winner = min(apart, key=lambda f: f.objective)
+    assert best[0].objective == winner.objective
+    np.testing.assert_array_equal(best[0].strike, winner.strike)
+    with pytest.raises(ValueError, match="searches must be at least 1, got 0"):
+        rc.fit([target], params, init=init, searches=0, **kw)
+
+
 def test_restarts_start_alike_but_for_side_spin():
     init = np.array([[2.0, 30.0, 0.1, 0.2, 0.0, 0.0], [1.0, -45.0, 0.0, 0.0, 0.01, 0.0]])
     start = rc._side_spins(init, 4)
@@ -160,6 +176,12 @@ def test_command_refuses_a_polish_as_long_as_the_search(capsys):
     with pytest.raises(SystemExit):
         rc.main(["--rounds", "3", "--polish", "3"])
     assert "polish in [0, rounds), got rounds=3, polish=3" in capsys.readouterr().err
+
+
+def test_command_refuses_no_search(capsys):
+    with pytest.raises(SystemExit):
+        rc.main(["--searches", "0"])
+    assert "searches must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_command_refuses_a_horizon_that_is_not_positive(capsys):
