@@ -77,7 +77,9 @@ CUSHION = "graded"  # the cushion model fitted (han2005 where both slopes are 0)
 # near this set, which stays: docs/physics.md section 6. With ``--ball-ball frictional_bed`` (the cloth
 # under a struck ball), from this set with these settings: held out 6.9 cm, first 2 s 4.3 cm, point
 # agreement 97 %, against 6.9 cm, 4.2 cm and 93 % for the same run with "frictional"; over three
-# strike-search seeds 97 % against 95 %, the distances alike: docs/physics.md section 10.)
+# strike-search seeds 97 % against 95 %, the distances alike: docs/physics.md section 10. Those
+# held-out figures come from one strike search a shot; the same folds' sets with two, today's
+# ``--held-searches`` default: 6.8 cm, p90 15.0 cm, first 2 s 4.2 cm, 94 %: docs/physics.md section 6.)
 FITTED = {
     "e_c": 0.8619, "f_c": 0.2805, "height": 0.03883, "u_s": 0.2248, "u_r": 0.004268, "u_sp_proportionality": 0.2051,
     "e_b": 0.9451, "throw_scale": 2.094, "e_c_slope": 0.00548, "f_c_slope": 0.02258, "u_r_step": 0.001173,
@@ -373,9 +375,10 @@ def main(argv=None) -> dict:
                         "reference set refitted alike as the control), or found from a first guess by the "
                         "reconstruction's own full search (experiments.reconstruct's defaults; the baseline "
                         "is then the control)")
-    parser.add_argument("--held-searches", type=int, default=1,
+    parser.add_argument("--held-searches", type=int, default=reconstruct.SEARCHES,
                         help="independent whole strike searches per held-out shot, the one that fits best kept "
-                        "(experiments.reconstruct --searches; each one more costs the held-out stage as much again)")
+                        "(experiments.reconstruct --searches, whose default this is; each one more costs the held-out "
+                        "stage as much again)")
     parser.add_argument("--chunk", type=int, default=reconstruct.CHUNK, help="shots simulated per call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--start", default="", help="where the parameter search starts, e.g. e_c=0.91,f_c=0.29 "

@@ -71,7 +71,7 @@ def test_the_tracked_contacts_are_constraints_the_true_strike_meets(made):
 def test_reconstruction_recovers_the_strike(made):
     params, shot = made
     # one search from the first guess (the made shot's side spin needs no restarts), then the polish
-    best, shape = rc.reconstruct(shot, params, pop=512, rounds=30, chunk=CHUNK, restarts=1)
+    best, shape = rc.reconstruct(shot, params, pop=512, rounds=30, chunk=CHUNK, restarts=1, searches=1)
     assert best.rms < 0.01 and best.rms_early < 0.01 and shape < 0.01
     assert abs(best.strike[0] - STRIKE[0]) < 0.03 and abs(best.strike[1] - STRIKE[1]) < 0.3
     assert abs(best.strike[4]) < 0.005
@@ -98,7 +98,8 @@ def test_a_horizon_fits_the_start_and_reports_the_whole_shot(made):
     one misses the start little and the end a lot, so the start's fit leaves the whole shot's
     error to show (reported over the whole shot, not over the horizon)."""
     params, shot = made
-    best, _ = rc.reconstruct(shot, params, pop=64, rounds=4, chunk=CHUNK, restarts=1, polish=1, horizon=0.3)
+    best, _ = rc.reconstruct(shot, params, pop=64, rounds=4, chunk=CHUNK, restarts=1, polish=1, searches=1,
+                             horizon=0.3)
     target = rc.Target.of(shot)
     _, d2, rel, _ = rc.simulate([target], best.strike[None], params, chunk=CHUNK)
     start = rc.rms(d2, target.used[None] & (rel <= 0.3))[0]
