@@ -368,7 +368,7 @@ def fit(targets: list[Target], params: physics.Params, *, pop: int = POP, rounds
     target is fitted under its own parameters (calibration).
     searches: whole searches per target, independent (their own draws, in the same simulation
     calls), the one whose best strike has the lowest objective kept: a shot's objective has
-    several minima, and one search settles in one of them (``searches`` times the cost).
+    several minima, and one search settles in one of them (``searches`` times the simulated shots).
     """
     check_search(pop, rounds, restarts, polish, searches)
     n, dim = len(targets), len(FIELDS)
