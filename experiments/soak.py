@@ -5,8 +5,10 @@ it, a next layout that is invalid, a void or cut-off result from valid input).
 Families: ordinary play; extreme speed and spin; a raised cue (hops, masse, jumps); frozen pairs
 and clusters (balls touching each other and the cushions, corners); the Hungarian table with the
 pin; the Mathavan cushion; "bed", the ball-ball model "frictional_bed" on frozen layouts with hard
-shots; float32 (ordinary shots, half of them from frozen layouts). Prints a
-table of failures per family and check, writes results/soak/soak.csv and soak.json, and ends
+shots; float32 (ordinary shots, half of them from frozen layouts); "give", a cushion give
+(``CushionParams.give``) of ``SOAK_GIVE``, four times what the tracked rebounds show, on the
+frozen family's inputs (balls turn past the cushion lines, pressed against them or among others).
+Prints a table of failures per family and check, writes results/soak/soak.csv and soak.json, and ends
 with "soak: N shots, K failures" (exit code 1 if K > 0).
 
     python -m experiments.soak --shots 2000
@@ -31,7 +33,8 @@ from physics.events import EventKind
 from physics.motion import layout_tolerance
 from physics.simulate import layout_is_valid
 
-FAMILIES = ("ordinary", "extreme", "raised", "frozen", "pin", "mathavan", "bed", "float32")
+FAMILIES = ("ordinary", "extreme", "raised", "frozen", "pin", "mathavan", "bed", "float32", "give")
+SOAK_GIVE = 0.01  # s
 CHECKS = ("nan", "outside", "overlap", "left_on_table", "next_layout", "status")
 
 
@@ -43,6 +46,8 @@ def family_params(family: str, dtype: str = "float64"):
         return physics.default_params(cushion="mathavan2010", dtype=dtype)
     if family == "bed":
         return physics.default_params(ball_ball="frictional_bed", dtype=dtype)
+    if family == "give":
+        return physics.default_params(give=SOAK_GIVE, dtype=dtype)
     return physics.default_params(dtype="float32" if family == "float32" else dtype)
 
 
@@ -95,7 +100,7 @@ def _frozen_layout(rng, params):
 def family_inputs(family: str, rng, n: int, params):
     """(positions (n, 3, 2), Shot, pin or None) for n shots of a family."""
     pin = np.asarray(params.table.centre) if family == "pin" else None
-    family = "frozen" if family == "bed" else family  # the other ball-ball model, on the frozen family's inputs
+    family = "frozen" if family in ("bed", "give") else family  # other physics, on the frozen family's inputs
     if family == "frozen":
         pos = np.stack([_frozen_layout(rng, params) for _ in range(n)])
     elif family == "float32":  # half of them frozen

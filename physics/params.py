@@ -85,6 +85,10 @@ class CushionParams:
         "graded"), bounded by the bed's share of the nose's impulse (docs/physics.md section 2);
         0 by default (Han's model: the bed takes only the vertical velocity). "mathavan2010" has
         the cloth's u_s there.
+      give: how long (s) the rubber yields under a ball on the cloth before it turns: the ball
+        turns where its path has taken it ``give`` s after it met the nose, ``give`` times its
+        speed into the cushion beyond the nose line, whatever the model (docs/physics.md section 2);
+        0 by default (an instant turn at the nose).
     """
 
     e_c: jnp.ndarray
@@ -93,6 +97,7 @@ class CushionParams:
     e_c_slope: jnp.ndarray
     f_c_slope: jnp.ndarray
     f_bed: jnp.ndarray
+    give: jnp.ndarray
 
     def contact_angle(self, radius):
         """Angle of the nose above the ball's equator: sin(theta) = h / R - 1 (docs/physics.md section 2)."""
@@ -195,7 +200,7 @@ _DEFAULTS = {
         mass=0.210, radius=0.03075, u_s=0.2, u_r=0.005, u_r_step=0.0, roll_split=0.9, u_sp_proportionality=0.444,
         e_b=0.95, e_table=0.5, e_strike=0.5, strike_press=2.6, throw_a=9.951e-3, throw_b=0.108, throw_c=1.088,
     ),
-    CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037, e_c_slope=0.0, f_c_slope=0.0, f_bed=0.0),
+    CushionParams: dict(e_c=0.85, f_c=0.15, height=0.037, e_c_slope=0.0, f_c_slope=0.0, f_bed=0.0, give=0.0),
     PinParams: dict(
         mass=0.015, contact_radius=0.010, total_height=0.091, base_radius=0.007, cm_height=0.033,
         restitution=0.6,
@@ -343,7 +348,7 @@ RANGES = {
         throw_a=NON_NEGATIVE, throw_b=NON_NEGATIVE, throw_c=NON_NEGATIVE,
     ),
     "cushion": dict(e_c=FRACTION, f_c=NON_NEGATIVE, height=POSITIVE, e_c_slope=REAL, f_c_slope=REAL,
-                    f_bed=NON_NEGATIVE),
+                    f_bed=NON_NEGATIVE, give=NON_NEGATIVE),
     "cue": dict(
         mass=POSITIVE, tip_radius=POSITIVE, end_mass_ratio=NON_NEGATIVE, tip_restitution=FRACTION,
         max_offset=Range(0.0, 1.0), max_speed=POSITIVE,

@@ -155,6 +155,42 @@ def _leave_wall(one: Balls, v, w, normal, params) -> Balls:
     return _after_contact(one, one.v - lift * normal, one.w, params)
 
 
+def _yielded(b: Balls, pin, e, one: Balls, out: Balls, on_cloth, params) -> Balls:
+    """``out``, the ball after a cushion impact, moved for the cushion's give (``CushionParams.give``).
+
+    The rubber yields: a ball on the cloth turns ``give`` s after it meets the nose, at the point
+    its path has reached by then, and leaves from there. Its paths before and after the turn are
+    straight over so short a time, so the ball is put where its new path, run back to the
+    impact's time, passes: give (v_in - v_out) from the contact point on the line, past it. (The
+    tracked match rebounds turn give v_n past it, docs/physics.md section 2.) Two limits keep it
+    a rebound: the depth past the line is at most what the ball leaves at can carry it back
+    against the cloth's sliding friction (half of u_n^2 / (2 u_s g); it bites only below some
+    5 cm/s), so no ball comes to rest in the rubber; and a ball already past the line (pressed
+    against it, bouncing in micrometres) is measured from the line, not from where it is, so the
+    bounces do not drive it ever deeper. It has no give where another ball or the pin lies
+    within a radius of touching it: it could meet them while in the rubber, and a ball struck
+    there would be left past the line, where the cloth cannot bring it back.
+    """
+    R = params.ball.radius
+    n = e.normal
+    reach, L, W = params.cushion_reach, params.table.length, params.table.width
+    line = jnp.stack([-reach, L - reach, -reach, W - reach])[e.side]  # n . r on the cushion's contact line
+    on_line = one.r - jnp.maximum(jnp.dot(one.r, n) - line, 0.0) * n
+    step = params.cushion.give * (one.v - out.v)
+    depth = jnp.dot(step, n)
+    carried = 0.25 * jnp.maximum(-jnp.dot(out.v, n), 0.0) ** 2 / (params.ball.u_s * params.g)
+    r = on_line + jnp.minimum(1.0, carried / jnp.maximum(depth, 1e-30)) * step
+    # Clear of every other ball and the pin by a radius, where the ball is and where it goes.
+    others = (jnp.arange(b.r.shape[0]) != e.i) & (b.motion != Motion.OFF_TABLE)
+    apart = lambda q, reach: jnp.minimum(jnp.linalg.norm(q - one.r, axis=-1),  # noqa: E731
+                                         jnp.linalg.norm(q - r, axis=-1)) >= reach + R
+    clear = jnp.all(~others | apart(b.r, 2.0 * R))
+    if pin is not None:
+        clear = clear & ((pin.state != PIN_STANDING) | apart(pin.position, R + params.pin.contact_radius))
+    moved = on_cloth & clear & (params.cushion.give > 0)
+    return Balls(jnp.where(moved, r, out.r), out.v, out.w, out.z, out.vz, out.motion)
+
+
 @pytree_dataclass
 class _Bodies:
     """The bodies event ``index`` (into the candidate list) names, found once for both the
@@ -253,6 +289,7 @@ def _resolve(b: Balls, pin, e: _Bodies, params):
         v_in, w_in = jnp.where(e.is_pin, v_pin, v_in), jnp.where(e.is_pin, one.w, w_in)
     hit = Balls(one.r, one.v, one.w, one.z, jnp.where(on_face, vz_face, one.vz), one.motion)
     bounced = _leave_wall(hit, v_in, w_in, e.normal, params)
+    bounced = _yielded(b, pin, e, one, bounced, e.is_cushion & ~on_face & (one.motion != Motion.AIRBORNE), params)
     # A ball that left is put down on the floor beyond the rail it crossed, outside the playing area.
     beyond = one.r + (params.cushion_reach + params.table.face_depth + params.table.rail_width
                       + params.ball.radius) * e.normal

@@ -35,7 +35,9 @@ def random_shot(rng):
     )
 
 
-def check_invariants(result, params, samples=600):
+def check_invariants(result, params, samples=600, give=None):
+    """``give``: the cushion's give, which lets a ball past a cushion line by give (v_in + v_out)
+    (physics/simulate.py ``_yielded``); ``params.cushion.give`` unless given."""
     R, reach = float(params.ball.radius), float(params.cushion_reach)
     L, W = float(params.table.length), float(params.table.width)
     n = int(result.num_events)
@@ -66,11 +68,16 @@ def check_invariants(result, params, samples=600):
     assert d.min() >= 2 * R - 1e-9, d.min() - 2 * R
     gone = log.motion[k] == physics.Motion.OFF_TABLE
     x, y = np.where(gone, np.nan, pos[..., 0]), np.where(gone, np.nan, pos[..., 1])
-    assert np.nanmin(x) >= reach - 1e-9 and np.nanmax(x) <= L - reach + 1e-9
-    assert np.nanmin(y) >= reach - 1e-9 and np.nanmax(y) <= W - reach + 1e-9
+    give = float(params.cushion.give) if give is None else give
+    past = 1e-9 + 2.0 * give * float(np.max(np.linalg.norm(log.velocities[:n], axis=-1)))
+    assert np.nanmin(x) >= reach - past and np.nanmax(x) <= L - reach + past
+    assert np.nanmin(y) >= reach - past and np.nanmax(y) <= W - reach + past
     # A ball that left the table lies outside the playing area.
     final = np.asarray(result.final_positions)
     off = ~np.asarray(result.on_table)
+    # At rest, every ball on the table lies inside the cushion lines.
+    rest = final[~off]
+    assert np.all((rest >= reach - 1e-9) & (rest <= np.array([L, W]) - reach + 1e-9))
     assert np.all((final[off, 0] < 0) | (final[off, 0] > L) | (final[off, 1] < 0) | (final[off, 1] > W))
 
 
