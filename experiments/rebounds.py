@@ -20,6 +20,13 @@ After the rebound, a ball that the cloth has not yet brought to rolling keeps ch
 direction: ``settled_ratio`` is its speed ``LATE`` s after the contact over its speed just after,
 and ``bend`` the turn of its direction in between (degrees, positive away from the normal).
 Both are NaN where the ball meets anything else before then.
+
+``turns`` reads how far past the contact line (one radius from the nose) a ball turns: the
+straight lines through the ``TURN_SAMPLES`` samples on either side of its sample nearest the
+cushion cross there (positive past the line). A cushion that turns a ball at once on the line
+gives about 0 whatever the speed; a rubber that yields lets the ball in by its speed into the
+cushion times the contact's give (``CushionParams.give``, docs/physics.md section 2).
+``paired_turns`` pairs them track with simulation, like ``paired``.
 """
 from __future__ import annotations
 
@@ -29,7 +36,7 @@ import numpy as np
 
 import physics
 from experiments.track_events import contacts
-from experiments.tracking import Track, TrackedShot
+from experiments.tracking import LENGTH, RADIUS, WIDTH, Track, TrackedShot
 from physics.detect import CUSHION_NORMALS
 
 GAP = 0.02  # s
@@ -38,6 +45,12 @@ MIN_SPEED = 0.1  # m/s: slower contacts are left out (their angles are noise)
 LATE = (0.25, 0.35)  # s after the contact: the window of the settled speed and direction
 MATCH = 0.15  # s: the most a simulated rebound may lie from the tracked one it is paired with
 COLUMNS = ("incidence", "rebound", "normal_ratio", "speed_ratio", "settled_ratio", "bend")
+TURN_SAMPLES = 3  # samples on either side of a turn
+TURN_NEAR = 0.03  # m: the sample nearest the cushion lies at most this far inside the line
+TURN_SPAN = 0.15  # s: the most the samples on one side may span
+TURN_MIN_SPEED = 0.2  # m/s across the cushion, in and out
+# Each cushion's contact line along its normal (``CUSHION_NORMALS``, pointing at the cushion).
+_LINE = np.array([-RADIUS, LENGTH - RADIUS, -RADIUS, WIDTH - RADIUS])
 
 
 def rebound(position: Callable[[np.ndarray], np.ndarray], t: float, cushion: int, free: bool = True
@@ -61,6 +74,43 @@ def rebound(position: Callable[[np.ndarray], np.ndarray], t: float, cushion: int
         settled = s_late / s_out
         bend = angle(v_late, -np.dot(v_late, n)) - angle(v_out, n_out)
     return np.array([angle(v_in, n_in), angle(v_out, n_out), n_out / n_in, s_out / s_in, settled, bend])
+
+
+def turns(shot: TrackedShot) -> np.ndarray:
+    """(k, 5) rows (ball, cushion, time, speed into the cushion, turn past the line) of every
+    rebound seen in a shot's samples (module docstring): a sample nearest the cushion with
+    ``TURN_SAMPLES`` on either side, each side spanning at most ``TURN_SPAN`` s and crossing the
+    normal at ``TURN_MIN_SPEED`` or more, the crossing of their fitted lines between them."""
+    rows, k = [], TURN_SAMPLES
+    for ball, track in enumerate(shot.tracks):
+        t = track.t
+        for cushion, n in enumerate(CUSHION_NORMALS):
+            past = track.xy @ n - _LINE[cushion]  # > 0 past the line
+            for i in range(k, len(t) - k):
+                if past[i] < -TURN_NEAR or past[i] < past[i - 1] or past[i] < past[i + 1]:
+                    continue
+                t_in, t_out = t[i - k:i], t[i + 1:i + 1 + k]
+                if np.ptp(t_in) > TURN_SPAN or np.ptp(t_out) > TURN_SPAN:
+                    continue
+                s_in, c_in = np.polyfit(t_in, past[i - k:i], 1)
+                s_out, c_out = np.polyfit(t_out, past[i + 1:i + 1 + k], 1)
+                if s_in < TURN_MIN_SPEED or -s_out < TURN_MIN_SPEED:
+                    continue
+                when = (c_out - c_in) / (s_in - s_out)
+                if t_in[-1] - 0.01 <= when <= t_out[0] + 0.01:
+                    rows.append((ball, cushion, when, s_in, s_in * when + c_in))
+    return np.array(rows, float).reshape(-1, 5)
+
+
+def paired_turns(shot: TrackedShot, simulation: TrackedShot) -> np.ndarray:
+    """(k, 2, 5): [track, simulation] ``turns`` rows, the same ball off the same cushion, the
+    nearest within ``MATCH`` s; the simulated shot read like its track (``sampled_like``)."""
+    sim, rows = turns(simulation), []
+    for row in turns(shot):
+        same = sim[(sim[:, 0] == row[0]) & (sim[:, 1] == row[1]) & (np.abs(sim[:, 2] - row[2]) <= MATCH)]
+        if len(same):
+            rows.append((row, same[np.argmin(np.abs(same[:, 2] - row[2]))]))
+    return np.array(rows, float).reshape(-1, 2, 5)
 
 
 def _contacts(shot: TrackedShot) -> list[tuple[int, int, float, np.ndarray]]:
@@ -144,5 +194,5 @@ def by_incidence(rows: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:
     return binned_medians(rows, COLUMNS, edges)
 
 
-__all__ = ["COLUMNS", "LATE", "MATCH", "binned_medians", "by_incidence", "paired", "paired_differences", "rebound",
-           "sampled_like", "simulated", "tracked"]
+__all__ = ["COLUMNS", "LATE", "MATCH", "binned_medians", "by_incidence", "paired", "paired_differences",
+           "paired_turns", "rebound", "sampled_like", "simulated", "tracked", "turns"]

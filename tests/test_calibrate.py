@@ -71,6 +71,39 @@ def test_rebound_of_a_made_up_bounce():
     assert settled == pytest.approx(1.0) and bend == pytest.approx(0.0, abs=1e-9)  # no curve after the cushion
 
 
+def _turning_shot(past, speed_in=1.5, speed_out=1.0, step=0.03):
+    """A shot whose ball 0 runs into the RIGHT cushion (y = R) and turns ``past`` m past the line
+    at t = 0.5 s, sampled every ``step`` s off the turn."""
+    t = 0.5 + step * (np.arange(-8, 9) + 0.37)
+    across = np.where(t < 0.5, speed_in * (0.5 - t), speed_out * (t - 0.5)) - past
+    xy = np.stack([1.0 + 0.8 * (t - 0.5), tracking.RADIUS + across], -1)
+    rest = [tracking.Track(np.array([0.0, 1.0]), np.array([p, p])) for p in ([2.0, 1.0], [2.5, 1.0])]
+    return tracking.TrackedShot(1, (tracking.Track(t, xy), *rest))
+
+
+def test_turns_reads_how_far_past_the_line_a_ball_turns():
+    for past in (0.0, 0.004):
+        rows = rebounds.turns(_turning_shot(past))
+        assert len(rows) == 1
+        ball, cushion, when, speed, turn = rows[0]
+        assert (ball, cushion) == (0, physics.Cushion.RIGHT)
+        assert when == pytest.approx(0.5) and speed == pytest.approx(1.5) and turn == pytest.approx(past)
+    pairs = rebounds.paired_turns(_turning_shot(0.004), _turning_shot(0.001))
+    assert pairs.shape == (1, 2, 5) and pairs[0, 1, 4] - pairs[0, 0, 4] == pytest.approx(-0.003)
+    assert len(rebounds.turns(_turning_shot(0.004, speed_in=0.1))) == 0  # too slow to read
+
+
+def test_turns_of_a_simulated_shot_show_the_cushion_s_give():
+    """A simulated shot sampled like the camera: its rebounds turn on the line without a give, and
+    give times the speed into the cushion past it with one (docs/physics.md section 2)."""
+    start = np.array([[0.5, 0.4], [2.3, 1.1], [2.6, 0.3]])
+    strike = np.array([3.0, 70.0, 0.0, 0.2])
+    for give in (0.0, 0.003):
+        rows = rebounds.turns(reconstruct.sampled(start, strike, physics.default_params(give=give)))
+        assert len(rows) >= 3
+        np.testing.assert_allclose(rows[:, 4], give * rows[:, 3], atol=1.5e-3)
+
+
 def test_rebound_settles_and_bends_after_the_cushion():
     """A ball that leaves at (1, 1) m/s and turns to (1.2, 0.6) m/s 0.1 s later: the settled speed
     ratio and the bend away from the normal are read over ``LATE``; not free, neither is."""
