@@ -184,9 +184,9 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     L, W, reach = params.table.length, params.table.width, params.cushion_reach
     x, y = b.r[:, 0], b.r[:, 1]
     slack = layout_tolerance(b.r.dtype)  # distance inside contact that is rounding
-    # A ball on the line, or past it (rounding, or the cushion's give, ``CushionParams.give``), is
-    # in contact where it is (``touching``): it meets the cushion now if it moves in, or when it is
-    # back where it is now if it moves out and is pulled back in.
+    # A ball on the line, or past it (by rounding, or by the cushion's give, ``CushionParams.give``),
+    # is in contact where it is: it meets the cushion now if it moves in, or when it is back where
+    # it is now if it moves out and is pulled back in.
     c0 = jnp.maximum(jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1), 0.0)
     c1 = jnp.stack([b.v[:, 0], -b.v[:, 0], b.v[:, 1], -b.v[:, 1]], axis=-1)
     c2 = 0.5 * jnp.stack([a[:, 0], -a[:, 0], a[:, 1], -a[:, 1]], axis=-1)
