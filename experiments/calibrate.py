@@ -23,7 +23,8 @@ reconstructed under it (``experiments.reconstruct``):
    shot, the best kept), and compared with the baseline:
    RMS over the shot and over its first 2 s, path shape, point/no-point agreement with the
    tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence (also
-   paired rebound by rebound with the tracks, ``experiments.rebounds.paired``), and
+   paired rebound by rebound with the tracks, ``experiments.rebounds.paired``), how far past the
+   contact line the rebounds turn by speed into the cushion (``rebounds.turns_by_speed``), and
    ball-ball hits by cut angle (``experiments.collisions``: throw and the struck ball's speed).
 
     python -m experiments.calibrate --out results/calibrate
@@ -205,6 +206,7 @@ def evaluate(shot, target, fit, params) -> dict:
     seen = rebounds.sampled_like(shot, result, params, shot.strike_time + float(fit.strike[4]))  # as tracked
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
                 rebounds=rebounds.tracked(seen), paired=rebounds.paired(shot, seen),
+                turns=rebounds.paired_turns(shot, seen),
                 hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
                 slowdowns=collisions.tracked_slowdowns(seen),
                 errors=(errors[target.used], when[target.used]))
@@ -314,6 +316,19 @@ def _paired(tables: dict) -> list[str]:
     return lines
 
 
+def _turns(tables: dict) -> list[str]:
+    """Markdown lines of how far past the contact line the rebounds turn (``rebounds.turns_by_speed``),
+    track and simulation - track, reference / calibrated, per bin of the speed into the cushion."""
+    lines = ["", "Rebounds: how far past the contact line the ball turns (mm; medians, paired with the tracks):", "",
+             "| into the cushion (m/s) | n paired reference / calibrated | track | simulation - track "
+             "reference / calibrated |", "|---|---|---|---|"]
+    mm = lambda value, sign="": "-" if np.isnan(value) else f"{1000 * value:{sign}.1f}"  # noqa: E731
+    for base, cal in zip(tables[BASELINE], tables[CALIBRATED]):
+        lines.append(f"| {base['bin']} | {base['n']} / {cal['n']} | {mm(cal['track'])} | "
+                     f"{mm(base['difference'], '+')} / {mm(cal['difference'], '+')} |")
+    return lines
+
+
 def _slowdown(table: dict) -> list[str]:
     """Markdown lines of the struck ball's speed over the striker's normal speed in the windows
     after a hit (``collisions.slowdown``), real / reference / calibrated."""
@@ -343,6 +358,7 @@ def markdown(report: dict) -> str:
         lines.append(f"| {k} | {report['defaults'][k]:.4g} | {folds} | {report['fitted'][k]:.4g} |")
     lines += _compared(report["rebounds"], "incidence", REBOUND_LABELS)
     lines += _paired(report["paired_rebounds"])
+    lines += _turns(report["turns"])
     lines += _compared(report["hits"], "cut angle",
                        {"throw": "throw (deg)", "speed_ratio": "struck ball's speed ratio"})
     lines += _slowdown(report["struck_slowdown"])
@@ -469,6 +485,8 @@ def main(argv=None) -> dict:
                    for name in (BASELINE, CALIBRATED)})
     paired = {name: rebounds.paired_differences(np.concatenate([r["paired"] for r in rows[name]]))
               for name in (BASELINE, CALIBRATED)}
+    turns = {name: rebounds.turns_by_speed(np.concatenate([r["turns"] for r in rows[name]]))
+             for name in (BASELINE, CALIBRATED)}
     hits = {"real": collisions.by_cut(np.concatenate([collisions.tracked(s) for s in shots]))}
     hits.update({name: collisions.by_cut(np.concatenate([r["hits"] for r in rows[name]]))
                  for name in (BASELINE, CALIBRATED)})
@@ -479,7 +497,7 @@ def main(argv=None) -> dict:
         source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
         held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
         error_vs_time=dict(edges=list(edges), **curves),
-        rebounds=tables, paired_rebounds=paired, hits=hits, struck_slowdown=slowdowns,
+        rebounds=tables, paired_rebounds=paired, turns=turns, hits=hits, struck_slowdown=slowdowns,
         seconds=time.perf_counter() - clock,
     )
     os.makedirs(args.out, exist_ok=True)

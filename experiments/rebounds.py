@@ -113,6 +113,14 @@ def paired_turns(shot: TrackedShot, simulation: TrackedShot) -> np.ndarray:
     return np.array(rows, float).reshape(-1, 2, 5)
 
 
+def turns_by_speed(pairs: np.ndarray, edges=(0.0, 0.5, 1.0, 1.5, 2.0, 9.0)) -> list[dict]:
+    """Medians of ``paired_turns`` rows (k, 2, 5) per bin of the track's speed into the cushion:
+    [{"bin", "n", "track", "simulation", "difference"}], the turns past the line in m, the
+    difference simulation - track taken rebound by rebound."""
+    rows = np.stack([pairs[:, 0, 3], pairs[:, 0, 4], pairs[:, 1, 4], pairs[:, 1, 4] - pairs[:, 0, 4]], axis=-1)
+    return binned_medians(rows.reshape(-1, 4), ("speed", "track", "simulation", "difference"), edges)
+
+
 def _contacts(shot: TrackedShot) -> list[tuple[int, int, float, np.ndarray]]:
     """(ball, cushion, time, ``COLUMNS`` row) of every cushion contact seen in a shot's tracks."""
     found = contacts(shot)
@@ -195,4 +203,4 @@ def by_incidence(rows: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:
 
 
 __all__ = ["COLUMNS", "LATE", "MATCH", "binned_medians", "by_incidence", "paired", "paired_differences",
-           "paired_turns", "rebound", "sampled_like", "simulated", "tracked", "turns"]
+           "paired_turns", "rebound", "sampled_like", "simulated", "tracked", "turns", "turns_by_speed"]

@@ -104,6 +104,16 @@ def test_turns_of_a_simulated_shot_show_the_cushion_s_give():
         np.testing.assert_allclose(rows[:, 4], give * rows[:, 3], atol=1.5e-3)
 
 
+def test_turns_by_speed_takes_differences_rebound_by_rebound():
+    track = np.array([[0, 2, 0.1, 0.4, 0.000], [0, 2, 0.9, 1.2, 0.003], [1, 0, 1.7, 1.4, 0.004]])
+    sim = track.copy()
+    sim[:, 4] = [0.001, 0.000, 0.000]
+    table = rebounds.turns_by_speed(np.stack([track, sim], axis=1), edges=(0.0, 1.0, 9.0))
+    assert [b["n"] for b in table] == [1, 2]
+    assert table[0]["difference"] == pytest.approx(0.001)
+    assert table[1]["track"] == pytest.approx(0.0035) and table[1]["difference"] == pytest.approx(-0.0035)
+
+
 def test_rebound_settles_and_bends_after_the_cushion():
     """A ball that leaves at (1, 1) m/s and turns to (1.2, 0.6) m/s 0.1 s later: the settled speed
     ratio and the bend away from the normal are read over ``LATE``; not free, neither is."""
@@ -290,6 +300,8 @@ def test_command_writes_the_report(tmp_path):
     assert set(saved["paired_rebounds"]) == {calibrate.BASELINE, calibrate.CALIBRATED}
     assert sum(b["n"] for b in saved["paired_rebounds"][calibrate.BASELINE]) > 0
     assert "paired with their tracks" in calibrate.markdown(report)
+    assert sum(b["n"] for b in saved["turns"][calibrate.CALIBRATED]) > 0
+    assert "past the contact line" in calibrate.markdown(report)
     assert set(saved["struck_slowdown"]) == {"real", calibrate.BASELINE, calibrate.CALIBRATED}
     assert "struck at rest" in calibrate.markdown(report)
     for name in ("heldout.csv", "rebounds.csv", "hits.csv", "error_vs_time.png", "rebounds.png"):
