@@ -87,6 +87,14 @@ def touching(c0, slack):
     return jnp.where((c0 <= 0) & (c0 >= -slack), 0.0, c0)
 
 
+def cushion_gaps(r, params):
+    """(..., 4) how far each centre r (..., 2) lies inside each cushion's contact line, in
+    ``Cushion`` order (negative past it): the distance to the nose line less R cos(theta)."""
+    L, W, reach = params.table.length, params.table.width, params.cushion_reach
+    x, y = r[..., 0], r[..., 1]
+    return jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1)
+
+
 def first_descending_root_quadratic(c2, c1, c0, hi, approach_tol):
     """First t in [0, hi] where c2 t^2 + c1 t + c0 falls through zero; inf if none.
 
@@ -181,13 +189,11 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     in_play = b.motion != Motion.OFF_TABLE
 
     # Ball-cushion: f(t) = (distance to the nose line) - R cos(theta), across the table only.
-    L, W, reach = params.table.length, params.table.width, params.cushion_reach
-    x, y = b.r[:, 0], b.r[:, 1]
     slack = layout_tolerance(b.r.dtype)  # distance inside contact that is rounding
     # A ball on the line, or past it (by rounding, or by the cushion's give, ``CushionParams.give``),
     # is in contact where it is: it meets the cushion now if it moves in, or when it is back where
     # it is now if it moves out and is pulled back in.
-    c0 = jnp.maximum(jnp.stack([x - reach, L - x - reach, y - reach, W - y - reach], axis=-1), 0.0)
+    c0 = jnp.maximum(cushion_gaps(b.r, params), 0.0)
     c1 = jnp.stack([b.v[:, 0], -b.v[:, 0], b.v[:, 1], -b.v[:, 1]], axis=-1)
     c2 = 0.5 * jnp.stack([a[:, 0], -a[:, 0], a[:, 1], -a[:, 1]], axis=-1)
     hi = jnp.where(moving, hz, 0.0)[:, None]

@@ -23,7 +23,8 @@ from physics import collide, cores, devices, thinning
 from physics.collide import rail
 from physics._pytree import pytree_dataclass, strong_type
 from physics.detect import (
-    CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, pairs,
+    CUSHION_NORMALS, PIN_DOWN, PIN_FALLING, PIN_STANDING, Layout, candidate_times, candidate_times_batch, cushion_gaps,
+    pairs,
 )
 from physics.events import EventKind, EventLog, Motion, ShotResult, Status
 from physics.motion import (
@@ -173,9 +174,7 @@ def _yielded(b: Balls, pin, e, one: Balls, out: Balls, on_cloth, params) -> Ball
     """
     R = params.ball.radius
     n = e.normal
-    reach, L, W = params.cushion_reach, params.table.length, params.table.width
-    line = jnp.stack([-reach, L - reach, -reach, W - reach])[e.side]  # n . r on the cushion's contact line
-    on_line = one.r - jnp.maximum(jnp.dot(one.r, n) - line, 0.0) * n
+    on_line = one.r + jnp.minimum(cushion_gaps(one.r, params)[e.side], 0.0) * n
     step = params.cushion.give * (one.v - out.v)
     depth = jnp.dot(step, n)
     carried = 0.25 * jnp.maximum(-jnp.dot(out.v, n), 0.0) ** 2 / (params.ball.u_s * params.g)
