@@ -35,8 +35,8 @@ from typing import Callable
 import numpy as np
 
 import physics
-from experiments.track_events import contacts
-from experiments.tracking import LENGTH, RADIUS, WIDTH, Track, TrackedShot
+from experiments.track_events import LINES, contacts
+from experiments.tracking import Track, TrackedShot
 from physics.detect import CUSHION_NORMALS
 
 GAP = 0.02  # s
@@ -50,7 +50,7 @@ TURN_NEAR = 0.03  # m: the sample nearest the cushion lies at most this far insi
 TURN_SPAN = 0.15  # s: the most the samples on one side may span
 TURN_MIN_SPEED = 0.2  # m/s across the cushion, in and out
 # Each cushion's contact line along its normal (``CUSHION_NORMALS``, pointing at the cushion).
-_LINE = np.array([-RADIUS, LENGTH - RADIUS, -RADIUS, WIDTH - RADIUS])
+_LINE = np.array([sign * line for _, line, sign in (LINES[c] for c in sorted(LINES))])
 
 
 def rebound(position: Callable[[np.ndarray], np.ndarray], t: float, cushion: int, free: bool = True
@@ -105,12 +105,19 @@ def turns(shot: TrackedShot) -> np.ndarray:
 def paired_turns(shot: TrackedShot, simulation: TrackedShot) -> np.ndarray:
     """(k, 2, 5): [track, simulation] ``turns`` rows, the same ball off the same cushion, the
     nearest within ``MATCH`` s; the simulated shot read like its track (``sampled_like``)."""
-    sim, rows = turns(simulation), []
-    for row in turns(shot):
-        same = sim[(sim[:, 0] == row[0]) & (sim[:, 1] == row[1]) & (np.abs(sim[:, 2] - row[2]) <= MATCH)]
-        if len(same):
-            rows.append((row, same[np.argmin(np.abs(same[:, 2] - row[2]))]))
-    return np.array(rows, float).reshape(-1, 2, 5)
+    keyed = lambda rows: [(int(r[0]), int(r[1]), r[2], r) for r in rows]  # noqa: E731
+    return np.array(_matched(keyed(turns(shot)), keyed(turns(simulation))), float).reshape(-1, 2, 5)
+
+
+def _matched(track, sim) -> list:
+    """[track row, simulation row] of the (ball, cushion, time, row) items of both, each tracked
+    one with the simulated one of the same ball and cushion nearest in time, within ``MATCH`` s."""
+    rows = []
+    for ball, cushion, t, row in track:
+        near = [(abs(u - t), other) for b, c, u, other in sim if b == ball and c == cushion and abs(u - t) <= MATCH]
+        if near:
+            rows.append([row, min(near, key=lambda x: x[0])[1]])
+    return rows
 
 
 def turns_by_speed(pairs: np.ndarray, edges=(0.0, 0.5, 1.0, 1.5, 2.0, 9.0)) -> list[dict]:
@@ -163,13 +170,7 @@ def paired(shot: TrackedShot, simulation: TrackedShot) -> np.ndarray:
     shot read like its track (``sampled_like``): the same ball off the same cushion, the nearest
     within ``MATCH`` s. Unpaired medians compare different sets of rebounds (a rebound the
     simulation adds or misses shifts them); paired differences do not."""
-    sim = _contacts(simulation)
-    rows = []
-    for ball, cushion, t, row in _contacts(shot):
-        near = [(abs(u - t), other) for b, c, u, other in sim if b == ball and c == cushion and abs(u - t) <= MATCH]
-        if near:
-            rows.append([row, min(near, key=lambda x: x[0])[1]])
-    return np.array(rows).reshape(-1, 2, len(COLUMNS))
+    return np.array(_matched(_contacts(shot), _contacts(simulation))).reshape(-1, 2, len(COLUMNS))
 
 
 def paired_differences(pairs: np.ndarray, edges=(0, 15, 30, 45, 60, 90)) -> list[dict]:

@@ -48,7 +48,7 @@ MIN_SPEED = 0.05  # m/s, a ball below it is at rest for ``TURN_DEG``
 CAPACITY = 64  # events in a tracked shot's log
 
 # Cushion line of each cushion (physics.Cushion order): axis, line coordinate, outward sign.
-_LINES = {
+LINES = {
     Cushion.BOTTOM: (0, RADIUS, -1.0), Cushion.TOP: (0, LENGTH - RADIUS, 1.0),
     Cushion.RIGHT: (1, RADIUS, -1.0), Cushion.LEFT: (1, WIDTH - RADIUS, 1.0),
 }
@@ -69,7 +69,7 @@ def cushion_contacts(track: Track, ball: int) -> list[Contact]:
     """The cushion contacts of one ball (rule in the module docstring)."""
     t, xy = track.t, track.xy
     out = []
-    for cushion, (axis, line, sign) in _LINES.items():
+    for cushion, (axis, line, sign) in LINES.items():
         gap = sign * (line - xy[:, axis])  # >= 0 inside the line
         speed = -np.diff(gap) / np.diff(t)  # > 0 towards the cushion
         for i in range(1, len(t) - 1):
@@ -191,4 +191,4 @@ def scores_point(result: ShotResult, start, cue) -> bool:
     return bool(point)
 
 
-__all__ = ["Contact", "ball_contacts", "contacts", "cushion_contacts", "event_log", "scores_point"]
+__all__ = ["LINES", "Contact", "ball_contacts", "contacts", "cushion_contacts", "event_log", "scores_point"]
