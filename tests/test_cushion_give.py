@@ -16,16 +16,24 @@ from tests.test_physics_invariants import check_invariants, random_layout, rando
 GIVE = 0.003
 
 
-def with_give(give, **overrides):
-    return physics.default_params(give=give, **overrides)
+def with_give(give):
+    return physics.default_params(give=give)
 
 
 def first_rebound(result):
-    """(index, event) of the first ball-cushion event of ``result``."""
+    """The index of the first ball-cushion event of ``result``."""
     kinds = np.asarray(result.events.kind)[: int(result.num_events)]
     k = int(np.argmax(kinds == EventKind.BALL_CUSHION))
     assert kinds[k] == EventKind.BALL_CUSHION
     return k
+
+
+def velocity_in(result, k, params, h=1e-7):
+    """Ball 0's velocity as it meets the cushion at event k (the log's is at the event before),
+    read just before it (at the event's time the path is already the one after it)."""
+    t = float(result.events.time[k])
+    ends = np.asarray(physics.positions_at(result, np.array([t - 2 * h, t - h]), params))[:, 0]
+    return (ends[1] - ends[0]) / h
 
 
 def test_give_turns_the_ball_give_v_n_past_the_nose_line():
@@ -38,7 +46,7 @@ def test_give_turns_the_ball_give_v_n_past_the_nose_line():
         res = physics.simulate(pos, shot, 0, params)
         k = first_rebound(res)
         t = float(res.events.time[k])
-        v_in = np.asarray(res.events.velocities[k - 1, 0])
+        v_in = velocity_in(res, k, params)
         reach = float(params.cushion_reach)
         h = 2e-3  # s: short enough for straight lines, longer than the give
         before = np.asarray(physics.positions_at(res, np.array([t - 2 * h, t - h]), params))[:, 0]
@@ -59,9 +67,7 @@ def test_give_moves_the_path_after_the_rebound_by_give_times_the_velocity_change
     plain, given_ = (physics.simulate(pos, shot, 0, with_give(g)) for g in (0.0, GIVE))
     k = first_rebound(plain)
     assert first_rebound(given_) == k
-    t_hit, h = float(plain.events.time[k]), 1e-7
-    ends = np.asarray(physics.positions_at(plain, np.array([t_hit - h, t_hit]), with_give(0.0)))[:, 0]
-    v_in = (ends[1] - ends[0]) / h  # the velocity at the contact (the log's is at the event before)
+    v_in = velocity_in(plain, k, with_give(0.0))
     v_out = np.asarray(plain.events.velocities[k, 0])
     np.testing.assert_allclose(np.asarray(given_.events.velocities[k, 0]), v_out, atol=1e-12)
     t = float(plain.events.time[k]) + np.array([1e-3, 0.02, 0.05])
@@ -71,7 +77,7 @@ def test_give_moves_the_path_after_the_rebound_by_give_times_the_velocity_change
     np.testing.assert_allclose(shift, np.tile(GIVE * (v_in - v_out), (len(t), 1)), atol=1e-8)
 
 
-def test_a_ball_past_the_line_pulled_back_meets_the_cushion_where_it_turns():
+def test_a_ball_past_the_line_pulled_back_meets_the_cushion_where_it_was():
     """A ball 1 mm past the bottom cushion's line, leaving it at 5 cm/s, its spin pulling it back
     (sliding: the cloth decelerates it at u_s g): it turns 0.57 mm on, still past the line, and
     meets the cushion when it is back where it was, 2 x 0.05 / (u_s g) s on, instead of running on
