@@ -22,7 +22,9 @@ reconstructed under it (``experiments.reconstruct``):
    guess, as ``experiments.reconstruct`` does; ``--held-searches N``: N independent searches a
    shot, the best kept), and compared with the baseline:
    RMS over the shot and over its first 2 s, path shape, point/no-point agreement with the
-   tracks (docs/rules.md C-13.2, read by the referee), cushion rebounds by incidence (also
+   tracks (docs/rules.md C-13.2, read by the referee), the error along and across the simulated
+   path by time since the strike (``reconstruct.along_across``: timing against direction),
+   cushion rebounds by incidence (also
    paired rebound by rebound with the tracks, ``experiments.rebounds.paired``), how far past the
    contact line the rebounds turn by speed into the cushion (``rebounds.turns_by_speed``), and
    ball-ball hits by cut angle (``experiments.collisions``: throw and the struck ball's speed).
@@ -201,15 +203,20 @@ def evaluate(shot, target, fit, params) -> dict:
     sim = track_events.scores_point(result, target.start, target.cue)
     shape = reconstruct.path_distance(shot, result, float(fit.strike[4]), params)
     when = target.times - target.strike_time - fit.strike[4]
-    paths = np.asarray(physics.positions_at(result, when, params))
-    errors = np.linalg.norm(paths[np.arange(len(when)), target.ball] - target.xy, axis=1)
+    h = reconstruct.SPLIT_STEP
+    paths = np.asarray(physics.positions_at(result, np.concatenate([when, when - h, when + h]), params))
+    rows = np.arange(len(when))
+    sim, before, after = (paths[k * len(when) + rows, target.ball] for k in range(3))
+    errors = np.linalg.norm(sim - target.xy, axis=1)
+    along, across, moving = reconstruct.along_across(before, after, sim, target.xy, h)
     seen = rebounds.sampled_like(shot, result, params, shot.strike_time + float(fit.strike[4]))  # as tracked
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
                 rebounds=rebounds.tracked(seen), paired=rebounds.paired(shot, seen),
                 turns=rebounds.paired_turns(shot, seen),
                 hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
                 slowdowns=collisions.tracked_slowdowns(seen),
-                errors=(errors[target.used], when[target.used]))
+                errors=(errors[target.used], when[target.used]),
+                split=(along[target.used], across[target.used], moving[target.used], when[target.used]))
 
 
 def _medians(parts) -> dict:
@@ -224,6 +231,20 @@ def _by_time(parts, edges) -> list[float]:
     when = np.concatenate([p[1] for p in parts])
     bins = [(when >= a) & (when < b) for a, b in zip(edges[:-1], edges[1:])]
     return [float(np.median(err[m])) if m.any() else float("nan") for m in bins]
+
+
+SPLIT_EDGES = (0.0, 0.5, 1.0, 2.0, 4.0, 10.0)  # s since the strike: the bins of the along/across table
+
+
+def _split_by_time(parts, edges=SPLIT_EDGES) -> dict:
+    """{"along", "across"}: median |error| along and across the simulated path per bin of time since
+    the strike, over the pooled samples of ``parts`` (``evaluate``'s "split") where the simulated ball
+    moves; {"n"}: those samples per bin."""
+    along, across, moving, when = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    bins = [moving & (when >= a) & (when < b) for a, b in zip(edges[:-1], edges[1:])]
+    median = lambda v, m: float(np.median(np.abs(v[m]))) if m.any() else float("nan")  # noqa: E731
+    return dict(edges=list(edges), n=[int(m.sum()) for m in bins], along=[median(along, m) for m in bins],
+                across=[median(across, m) for m in bins])
 
 
 def summary(rows: list[dict]) -> dict:
@@ -342,6 +363,20 @@ def _slowdown(table: dict) -> list[str]:
     return lines
 
 
+def _split(tables: dict) -> list[str]:
+    """Markdown lines of the held-out error along and across the simulated path (``_split_by_time``),
+    reference / calibrated, per bin of time since the strike."""
+    lines = ["", "Held-out error along the simulated path (timing, speed) and across it (direction), "
+             "median |error| where the simulated ball moves (cm):", "",
+             "| since the strike (s) | samples | along reference / calibrated | across reference / calibrated |",
+             "|---|---|---|---|"]
+    base, cal = tables[BASELINE], tables[CALIBRATED]
+    for k, (a, b) in enumerate(zip(cal["edges"][:-1], cal["edges"][1:])):
+        lines.append(f"| {a:g}-{b:g} | {cal['n'][k]} | {100 * base['along'][k]:.1f} / {100 * cal['along'][k]:.1f} | "
+                     f"{100 * base['across'][k]:.1f} / {100 * cal['across'][k]:.1f} |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     """The report as markdown."""
     lines = [f"# Calibration against tracked shots ({report['source']})", "",
@@ -356,6 +391,7 @@ def markdown(report: dict) -> str:
     for k in SPACE:
         folds = " | ".join(f"{f[k]:.4g}" for f in report["folds"])
         lines.append(f"| {k} | {report['defaults'][k]:.4g} | {folds} | {report['fitted'][k]:.4g} |")
+    lines += _split(report["error_split"])
     lines += _compared(report["rebounds"], "incidence", REBOUND_LABELS)
     lines += _paired(report["paired_rebounds"])
     lines += _turns(report["turns"])
@@ -479,6 +515,7 @@ def main(argv=None) -> dict:
     rows = {name: [evaluate(s, t, f, p) for s, t, (f, p) in zip(shots, targets, pairs)] for name, pairs in held.items()}
     edges = np.arange(0.0, 11.0, 1.0)
     curves = {name: _by_time([r["errors"] for r in table], edges) for name, table in rows.items()}
+    split = {name: _split_by_time([r["split"] for r in rows[name]]) for name in (BASELINE, CALIBRATED)}
     real = np.concatenate([rebounds.tracked(s) for s in shots])
     tables = {"real": rebounds.by_incidence(real)}
     tables.update({name: rebounds.by_incidence(np.concatenate([r["rebounds"] for r in rows[name]]))
@@ -496,7 +533,7 @@ def main(argv=None) -> dict:
     report = dict(
         source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
         held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
-        error_vs_time=dict(edges=list(edges), **curves),
+        error_vs_time=dict(edges=list(edges), **curves), error_split=split,
         rebounds=tables, paired_rebounds=paired, turns=turns, hits=hits, struck_slowdown=slowdowns,
         seconds=time.perf_counter() - clock,
     )

@@ -81,6 +81,8 @@ EXPLORE = 0.25  # ... this fraction of them
 POLISH = 3  # last rounds: a local search around the best strike, scored on the whole shot
 SEARCHES = 2  # whole searches per shot, the best kept (``fit``); one shot alone takes 1.3 times one search's time
 EARLY = 2.0  # s after the strike: the "first 2 s" error
+SPLIT_STEP = 0.005  # s either side of a sample: the chord that gives the simulated ball's direction there
+MOVING = 0.05  # m/s: a simulated ball slower than this has no direction to split an error along
 FIRST_HORIZON = 0.5  # s of the shot scored in the first CEM round; the horizon then grows ...
 GROWTH = 1.25  # ... by this factor a round (the whole shot after about 15 rounds)
 FIELDS = ("V0", "phi", "a", "b", "dt", "theta")
@@ -466,6 +468,22 @@ def path_distance(shot: TrackedShot, result: physics.ShotResult, dt: float, para
             continue
         parts += [to_polyline(a, b) ** 2, to_polyline(b, a) ** 2]
     return float(np.sqrt(np.mean(np.concatenate(parts)))) if parts else 0.0
+
+
+def along_across(before: np.ndarray, after: np.ndarray, sim: np.ndarray, xy: np.ndarray, step: float = SPLIT_STEP):
+    """Each tracked sample's error (``xy`` - ``sim``, (N, 2)) split along and across the simulated
+    ball's travel there, the chord from ``before`` to ``after`` (its positions ``step`` s either
+    side): (along, across, moving), metres; along > 0: the track is ahead of the simulation (a
+    timing or speed error), across > 0: left of its path (a direction error); moving: the
+    simulated ball is faster than ``MOVING`` (elsewhere both parts are 0)."""
+    chord = np.asarray(after) - np.asarray(before)
+    length = np.linalg.norm(chord, axis=-1)
+    moving = length > MOVING * 2 * step
+    u = chord / np.where(moving, length, 1.0)[..., None]
+    e = np.asarray(xy) - np.asarray(sim)
+    along = np.where(moving, np.sum(e * u, axis=-1), 0.0)
+    across = np.where(moving, u[..., 0] * e[..., 1] - u[..., 1] * e[..., 0], 0.0)
+    return along, across, moving
 
 
 def check_horizon(horizon) -> None:

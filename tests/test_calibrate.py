@@ -157,6 +157,30 @@ def test_a_simulated_shot_is_read_at_its_track_s_sample_times():
     assert len(rebounds.paired(shot, far)) < len(rows)
 
 
+def test_a_late_strike_reads_as_error_along_the_path():
+    """The camera-sampled shot evaluated with its strike put 10 ms late: on the straight run before
+    the cue ball's first contact the track is ahead of the simulation by the ball's travel in
+    10 ms, along its path and not across it (``calibrate.evaluate``'s split)."""
+    params = physics.default_params()
+    start = np.array([[0.5, 0.4], [2.3, 1.1], [2.6, 0.3]])
+    strike = np.array([3.0, 70.0, 0.0, 0.0])
+    lead, late = 0.01, 0.01
+    shot = reconstruct.sampled(start, strike, params, lead=lead)
+    target = reconstruct.Target.of(shot)
+    fit = reconstruct.Fit(np.array([*strike, lead - shot.strike_time + late, 0.0]), 0.0, 0.0)
+    row = calibrate.evaluate(shot, target, fit, params)
+    along, across, moving, when = row["split"]
+    result = reconstruct.final_result(target, np.array([*strike, 0.0, 0.0]), params)
+    first = float(result.events.time[1])  # the cue ball's first event after the strike
+    run = moving & (when > 0.05) & (when < first - 0.05) & (target.ball[target.used] == shot.cue)
+    assert run.sum() >= 3
+    speed = np.linalg.norm(np.diff(shot.tracks[shot.cue].xy, axis=0), axis=1) / np.diff(shot.tracks[shot.cue].t)
+    assert np.median(along[run]) == pytest.approx(late * np.median(speed[:5]), rel=0.15)
+    assert np.max(np.abs(across[run])) < 0.05 * np.median(along[run])
+    table = calibrate._split_by_time([row["split"]])
+    assert table["n"][0] > 0 and table["along"][0] > 5 * table["across"][0]
+
+
 def test_paired_differences_are_taken_rebound_by_rebound():
     """Medians of simulation - track per bin of the track's incidence; the incidence is the track's."""
     track = np.array([[10.0, 12.0, 0.6, 0.62, 0.95, 0.0], [12.0, 13.0, 0.7, 0.70, 0.90, 1.0],
@@ -304,6 +328,9 @@ def test_command_writes_the_report(tmp_path):
     assert "past the contact line" in calibrate.markdown(report)
     assert set(saved["struck_slowdown"]) == {"real", calibrate.BASELINE, calibrate.CALIBRATED}
     assert "struck at rest" in calibrate.markdown(report)
+    assert set(saved["error_split"]) == {calibrate.BASELINE, calibrate.CALIBRATED}
+    assert sum(saved["error_split"][calibrate.CALIBRATED]["n"]) > 0
+    assert "along the simulated path" in calibrate.markdown(report)
     for name in ("heldout.csv", "rebounds.csv", "hits.csv", "error_vs_time.png", "rebounds.png"):
         assert (tmp_path / name).stat().st_size > 100
 

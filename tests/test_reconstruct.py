@@ -116,6 +116,20 @@ def test_path_distance_is_time_free():
                                [0.2, 0.3, np.hypot(1.0, 1.0)])
 
 
+def test_along_across_splits_an_error_by_the_simulated_travel():
+    """A ball running +x at 2 m/s: a track 3 cm ahead and 1 cm to its left reads +3 cm along and
+    +1 cm across; the same heading -y turns them; a ball at rest gives no split."""
+    step = rc.SPLIT_STEP
+    sim = np.array([[1.0, 0.5], [1.0, 0.5], [1.0, 0.5]])
+    before = sim - np.array([[2.0, 0.0], [0.0, -2.0], [0.0, 0.0]]) * step
+    after = sim + np.array([[2.0, 0.0], [0.0, -2.0], [0.0, 0.0]]) * step
+    xy = sim + np.array([[0.03, 0.01], [0.01, -0.03], [0.03, 0.01]])
+    along, across, moving = rc.along_across(before, after, sim, xy, step)
+    np.testing.assert_allclose(along, [0.03, 0.03, 0.0], atol=1e-12)
+    np.testing.assert_allclose(across, [0.01, 0.01, 0.0], atol=1e-12)
+    assert moving.tolist() == [True, True, False]
+
+
 def test_overlapping_start_balls_are_pushed_apart():
     r = tracking.RADIUS
     start = rc.separated(np.array([[1.0, 0.5], [1.0 + 2 * r - 0.002, 0.5], [2.0, 1.0]]))
