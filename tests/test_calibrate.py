@@ -171,7 +171,7 @@ def test_a_late_strike_reads_as_error_along_the_path():
     row = calibrate.evaluate(shot, target, fit, params)
     along, across, moving, when = row["split"]
     result = reconstruct.final_result(target, np.array([*strike, 0.0, 0.0]), params)
-    first = float(result.events.time[1])  # the cue ball's first event after the strike
+    first = float(result.events.time[1])  # the first event after the strike: the path is straight until then
     run = moving & (when > 0.05) & (when < first - 0.05) & (target.ball[target.used] == shot.cue)
     assert run.sum() >= 3
     speed = np.linalg.norm(np.diff(shot.tracks[shot.cue].xy, axis=0), axis=1) / np.diff(shot.tracks[shot.cue].t)
