@@ -24,7 +24,7 @@ Two stages, the first cached under ``--out``:
 ``--ship`` writes the fitted value as the discipline's shipped one (``agents/models``), with a
 sidecar naming the data, the command and the figures.
 
-    python -m experiments.leave_value --discipline balkline_47_2 --states 16384 --seed 5 \
+    python -m experiments.leave_value --discipline balkline_47_2 --states 16384 --seed 5 \\
         --out results/leave/balkline_47_2 --ship
 
 Deterministic per ``--seed``.
