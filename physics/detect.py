@@ -102,8 +102,9 @@ def first_descending_root_quadratic(c2, c1, c0, hi, approach_tol):
     slope there is -sqrt(d)); for c1 < 0 it is evaluated as 2 c0 / (-c1 + sqrt(d)) to avoid
     cancellation, which also covers the linear case c2 = 0. A start on or inside contact
     (c0 <= 0) is a contact now by ``roots.start_contact`` (approaching, or pushed inwards);
-    pass c0 through ``touching`` so that a ball moving slowly away from a cushion it touches
-    but pulled back, as one that spin drives along it, is caught when it returns (at -c1 / c2).
+    a caller reads such a start as c0 = 0 (``touching``, or the cushion gaps clamped at 0) so
+    that a ball moving slowly away from a cushion it touches but pulled back, as one that spin
+    drives along it, is caught when it returns (at -c1 / c2).
     """
     now = roots.start_contact(c2, c1, c0, approach_tol)
     d = c1 * c1 - 4.0 * c2 * c0
@@ -189,7 +190,6 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     in_play = b.motion != Motion.OFF_TABLE
 
     # Ball-cushion: f(t) = (distance to the nose line) - R cos(theta), across the table only.
-    slack = layout_tolerance(b.r.dtype)  # distance inside contact that is rounding
     # A ball on the line, or past it (by rounding, or by the cushion's give, ``CushionParams.give``),
     # is in contact where it is: it meets the cushion now if it moves in, or when it is back where
     # it is now if it moves out and is pulled back in.
@@ -201,6 +201,7 @@ def _parts(b: Balls, params, layout: Layout, pin=None) -> _Parts:
     t_cap = jnp.minimum(jnp.min(t_cushion), jnp.min(hz))
 
     # Ball-ball, in three dimensions (a ball in the air passes over one it clears).
+    slack = layout_tolerance(b.r.dtype)  # distance inside contact that is rounding
     i, j = layout.pair_i, layout.pair_j
     live = (moving[i] | moving[j]) & in_play[i] & in_play[j]
     hi_pair = jnp.where(live, jnp.minimum(jnp.minimum(hz[i], hz[j]), t_cap), 0.0)
