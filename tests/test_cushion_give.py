@@ -107,7 +107,7 @@ def test_invariants_hold_with_a_give(seed, give):
     params = with_give(give)
     rng = np.random.default_rng(seed)
     res = physics.simulate(random_layout(rng, params), random_shot(rng), int(rng.integers(3)), params)
-    check_invariants(res, params, give=give)
+    check_invariants(res, params)
 
 
 def test_give_is_checked_and_vmaps():

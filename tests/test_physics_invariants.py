@@ -35,9 +35,9 @@ def random_shot(rng):
     )
 
 
-def check_invariants(result, params, samples=600, give=None):
-    """``give``: the cushion's give, which lets a ball past a cushion line by give (v_in + v_out)
-    (physics/simulate.py ``_yielded``); ``params.cushion.give`` unless given."""
+def check_invariants(result, params, samples=600):
+    """The cushion's give (``params.cushion.give``) lets a ball past a cushion line by give
+    (v_in + v_out) (physics/simulate.py ``_yielded``)."""
     R, reach = float(params.ball.radius), float(params.cushion_reach)
     L, W = float(params.table.length), float(params.table.width)
     n = int(result.num_events)
@@ -68,7 +68,7 @@ def check_invariants(result, params, samples=600, give=None):
     assert d.min() >= 2 * R - 1e-9, d.min() - 2 * R
     gone = log.motion[k] == physics.Motion.OFF_TABLE
     x, y = np.where(gone, np.nan, pos[..., 0]), np.where(gone, np.nan, pos[..., 1])
-    give = float(params.cushion.give) if give is None else give
+    give = float(params.cushion.give)
     past = 1e-9 + 2.0 * give * float(np.max(np.linalg.norm(log.velocities[:n], axis=-1)))
     assert np.nanmin(x) >= reach - past and np.nanmax(x) <= L - reach + past
     assert np.nanmin(y) >= reach - past and np.nanmax(y) <= W - reach + past
