@@ -241,10 +241,10 @@ def _split_by_time(parts, edges=SPLIT_EDGES) -> dict:
     the strike, over the pooled samples of ``parts`` (``evaluate``'s "split") where the simulated ball
     moves; {"n"}: those samples per bin."""
     along, across, moving, when = (np.concatenate([p[k] for p in parts]) for k in range(4))
-    bins = [moving & (when >= a) & (when < b) for a, b in zip(edges[:-1], edges[1:])]
-    median = lambda v, m: float(np.median(np.abs(v[m]))) if m.any() else float("nan")  # noqa: E731
-    return dict(edges=list(edges), n=[int(m.sum()) for m in bins], along=[median(along, m) for m in bins],
-                across=[median(across, m) for m in bins])
+    when = when[moving]
+    n = [int(np.sum((when >= a) & (when < b))) for a, b in zip(edges[:-1], edges[1:])]
+    return dict(edges=list(edges), n=n, along=_by_time([(np.abs(along[moving]), when)], edges),
+                across=_by_time([(np.abs(across[moving]), when)], edges))
 
 
 def summary(rows: list[dict]) -> dict:
