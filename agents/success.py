@@ -354,15 +354,20 @@ class SuccessAgent(Planner):
         draws = f" x {self.samples} noise draws" if self.samples > 1 else ""
         return f"no simulation: {ranked} strikes ranked{draws}"
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+    def candidates(self, rules: Rules, states: GameState, params: Params, keys: jax.Array):
+        """(strikes (S, N), best lines): what the model chooses among, the grid of line variations or
+        the search's proposal, followed by the lines themselves (``with_lines``)."""
         if self.grid:  # no random draw: the grid is fixed by the lines
             best = best_lines(rules, states, params, self.config.seeds, self.rolling)
             shots = line_grid(best, params)
         else:
             shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
+        return with_lines(shots, best), best
+
+    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        shots, best = self.candidates(rules, states, params, keys)
         draws = noise_draws(params, self.noise, self.samples)
-        chosen = _rank(self.net, states, with_lines(shots, best), best, params, draws, self.target, self.outcomes)
-        return clip_shot(chosen, params)
+        return clip_shot(_rank(self.net, states, shots, best, params, draws, self.target, self.outcomes), params)
 
 
 # --- behaviour cloning over the geometric lines -------------------------------------------------

@@ -27,7 +27,7 @@ from agents.success import (
 )
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (
-    OUTCOMES, fold_scaling, load_data, losses, net_label, outcome_fractions, scored_label, strike_label,
+    OUTCOMES, choice_room, fold_scaling, load_data, losses, net_label, outcome_fractions, scored_label, strike_label,
     success_dataset,
 )
 from experiments.success_model import main as success_model_main
@@ -159,9 +159,37 @@ def test_the_policy_plays_legal_shots_without_simulating(discipline, noise):
     assert_playable(shots, params)
     again = agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(5), 4))
     np.testing.assert_array_equal(np.asarray(shots.phi), np.asarray(again.phi))  # no random draw
+    # It plays the candidate its model rates highest (what experiments.success_model's room reads).
+    candidates, best = agent.candidates(game, states, params, keys)
+    assert np.shape(candidates.V0) == (4, 144)
+    top = np.argmax(np.asarray(ratings(agent.net, states, candidates, best, params, None, agent.target,
+                                       agent.outcomes)), -1)
+    np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(candidates.phi)[np.arange(4), top])
     # No loop in the decision: the simulation is an event loop (a while primitive); the plan is not.
     plan = jax.make_jaxpr(lambda s, k: agent.plan_batch(game, s, params, k))(states, keys)
     assert not {"while", "scan"} & _primitives(plan.jaxpr)
+
+
+def test_the_room_is_the_best_strike_among_the_models_k_best_by_half_the_plays():
+    rating = np.array([[3.0, 2.0, 1.0], [1.0, 3.0, 2.0]])  # the model's order: 0, 1, 2 and 1, 2, 0
+    values = np.zeros((2, 3, 4))
+    values[0, 2] = 1.0  # layout 0: only its worst-rated strike scores, every play
+    values[1, 2] = [1.0, 0.0, 1.0, 0.0]  # layout 1: its second-rated scores half its plays
+    rows = choice_room(rating, values, ks=(1, 2))
+    assert [r["k"] for r in rows] == [1, 2, 3]
+    np.testing.assert_allclose([r["worth"] for r in rows], [0.0, 0.25, 0.75])
+    np.testing.assert_allclose([r["best_of_means"] for r in rows], [0.0, 0.25, 0.75])
+
+
+def test_the_room_values_a_choice_on_plays_it_was_not_chosen_by():
+    rating = np.array([[2.0, 1.0]])
+    values = np.array([[[0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]]])  # each strike scores in one half only
+    (own, both), = [choice_room(rating, values, ks=(1,))]
+    assert own["worth"] == 0.5  # the model's choice, valued on all its plays
+    assert both["worth"] == 0.0  # the better of two noisy means is not inflated to 1
+    assert both["best_of_means"] == 0.5  # each strike's mean over all four plays
+    with pytest.raises(ValueError, match="even number of plays"):
+        choice_room(rating, values[..., :3])
 
 
 def test_soft_labels_are_the_fraction_of_plays_that_scored():
