@@ -206,9 +206,9 @@ def evaluate(shot, target, fit, params) -> dict:
     h = reconstruct.SPLIT_STEP
     paths = np.asarray(physics.positions_at(result, np.concatenate([when, when - h, when + h]), params))
     rows = np.arange(len(when))
-    sim, before, after = (paths[k * len(when) + rows, target.ball] for k in range(3))
-    errors = np.linalg.norm(sim - target.xy, axis=1)
-    along, across, moving = reconstruct.along_across(before, after, sim, target.xy, h)
+    at, before, after = (paths[k * len(when) + rows, target.ball] for k in range(3))
+    errors = np.linalg.norm(at - target.xy, axis=1)
+    along, across, moving = reconstruct.along_across(before, after, at, target.xy, h)
     seen = rebounds.sampled_like(shot, result, params, shot.strike_time + float(fit.strike[4]))  # as tracked
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
                 rebounds=rebounds.tracked(seen), paired=rebounds.paired(shot, seen),

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import physics
-from experiments import calibrate, collisions, rebounds, reconstruct, slides, tracking
+from experiments import calibrate, collisions, rebounds, reconstruct, slides, track_events, tracking
 
 
 def test_params_with_sets_the_fitted_values():
@@ -179,6 +179,12 @@ def test_a_late_strike_reads_as_error_along_the_path():
     assert np.max(np.abs(across[run])) < 0.05 * np.median(along[run])
     table = calibrate._split_by_time([row["split"]])
     assert table["n"][0] > 0 and table["along"][0] > 5 * table["across"][0]
+    # The point calls are the referee's yes or no, the simulation's alike with the track's (the
+    # same strike, only later), so the agreement of this one shot is whole.
+    assert isinstance(row["sim_point"], (bool, np.bool_)) and isinstance(row["real_point"], (bool, np.bool_))
+    late_result = reconstruct.final_result(target, fit.strike, params)
+    assert row["sim_point"] == track_events.scores_point(late_result, target.start, target.cue)
+    assert calibrate.summary([dict(row, rms=0.0, rms_early=0.0)])["agreement"] == 1.0
 
 
 def test_paired_differences_are_taken_rebound_by_rebound():
