@@ -86,7 +86,8 @@ CUSHION = "graded"  # the cushion model fitted (han2005 where both slopes are 0)
 # ``--held-searches`` default: 6.8 cm, p90 15.0 cm, first 2 s 4.2 cm, 94 %: docs/physics.md section 6.
 # With the cushion's give searched too (``give=0.0026`` added to ``--start``): the folds found 2.66 to
 # 2.98 ms, yet held out 6.9 cm, p90 14.7 cm, first 2 s 4.3 cm, 94 %, so give stays 0: docs/physics.md
-# section 2. ``--hold f_bed,give`` reproduces this set's run.)
+# section 2. ``--hold f_bed,give`` reproduces this set's run. With ``--folds 5``, the same settings and
+# start: held out 7.0 cm, p90 16.6 cm, first 2 s 4.5 cm, 89 %, no closer: docs/physics.md section 6.)
 FITTED = {
     "e_c": 0.8619, "f_c": 0.2805, "height": 0.03883, "u_s": 0.2248, "u_r": 0.004268, "u_sp_proportionality": 0.2051,
     "e_b": 0.9451, "throw_scale": 2.094, "e_c_slope": 0.00548, "f_c_slope": 0.02258, "u_r_step": 0.001173,
