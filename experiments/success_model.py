@@ -760,9 +760,9 @@ def room(args):
                                             jax.random.split(jax.random.fold_in(k, 2), CHUNK), args.trials, cfg)))
     rows = choice_room(np.concatenate(R)[:args.layouts], np.concatenate(V)[:args.layouts])
     unit = "success per shot" if agent.target == "score" else "net points per shot"
+    n, many = args.trials // 2, args.trials > 2
     print(f"{args.discipline}, the shipped policy for noise {args.noise:g}: {unit} of the choice among its K "
-          f"best-rated strikes by {args.trials // 2} plays, valued on {args.trials // 2} others "
-          f"({args.layouts} layouts)")
+          f"best-rated strikes by {n} play{'s' * many}, valued on {n} other{'s' * many} ({args.layouts} layouts)")
     for row in rows:
         print(f"  K = {row['k']:4d}   {row['worth']:8.3f} +- {row['half_width']:.3f}   (best of the means of all "
               f"plays: {row['best_of_means']:.3f})")
