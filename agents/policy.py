@@ -18,7 +18,7 @@ have an outcome-class head (a softmax over the values a shot can be worth, named
 sidecar's ``outcomes``, rated by its expectation: ``agents.success.net_rating``). Sidecars
 written before the target kind existed are read as "score".
 
-Shipped models (``experiments.success_model``, whose docstring has the commands and figures):
+Shipped models (``experiments.success_model``, whose docstring has the commands; docs/agents.md section 3 the figures):
 three_cushion (exact play: 65.0 % of the experiment's 200 fresh layouts scored, 65.5 % of
 ``experiments.evaluate``'s 600), three_cushion_noise1 (30.5 % and 35.8 % under the standard
 noise; both on the match table's calibrated physics), hungarian_1000 (exact play: 28.8 net

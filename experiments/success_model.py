@@ -39,67 +39,9 @@ Six stages, each reading the previous one's files under ``--out`` (``room`` read
 
 Deterministic per ``--seed``.
 
-Figures (200 fresh layouts, the same for every row, one shot each, 95 % Wilson intervals; a
-shared 2-core CPU): geometric 28.0 % [22.2, 34.6] exact, 16.5 % [12.0, 22.3] under the standard
-noise; random 3.5 %; the search scored 24 of the first 24 exactly. Success models ("rolling":
-lines with the rolling model of the cue ball's path, the default; "fast": ``--no-rolling``):
-
-    proposal ranked       training data                                exact         noise 1
-    search's (64-1024)    4096 layouts x 64 strikes, exact             20.0 [15, 26]  -
-    cloned search         4096 layouts x 64 strikes, exact             15.5 [11, 21]  -
-    grid, rolling         4096 layouts x 132 strikes, exact            42.5 [36, 49]  23.5 [18, 30]
-    grid, rolling         2048 layouts, 1 noisy play                   -              24.5 [19, 31]
-    grid, rolling         16384 layouts, exact                         62.0 [55, 68]  27.0 [21, 34]
-      the same, averaged over 16 noise draws per strike (--samples)    -              26.5 [21, 33]
-    grid, rolling         4096 layouts, soft labels (4 noisy plays)    32.0 [26, 39]  30.0 [24, 37]
-    grid, rolling         16384 exact, fine-tuned on those soft labels 46.5 [40, 53]  33.0 [27, 40]
-    grid, fast            16384 layouts, exact                         66.5 [60, 73]  25.0 [20, 31]
-    grid, fast            the same fine-tuned on the rolling soft      44.0 [37, 51]  27.0 [21, 34]
-                          labels (lines found again, ``relines``)
-    grid, fast            that, fine-tuned on fast soft labels          -              29.5 [24, 36]
-                          (4096 more layouts x 4 noisy plays)
-    grid, fast            that, fine-tuned on 4096 more such layouts    -              29.5 [24, 36]
-
-Those rows were made on the reference physics. On the match table's calibrated physics
-(docs/physics.md section 6), with twice the data (fast lines):
-
-    grid, fast            32768 layouts, exact                         65.0 [58, 71]  -
-    grid, fast            that, fine-tuned on 32768 layouts x 4 noisy   -              30.5 [25, 37]
-                          plays (4 epochs at 5e-4)
-
-On ``experiments.evaluate``'s layouts (200 each from seeds 0, 1 and 2, one shot each) the
-fine-tuned model scores 40.5, 29.0 and 38.0 % under the noise, 35.8 % [32.1, 39.7] over the 600,
-against 30.5 % [26.9, 34.3] for the model it replaces (trained on a calibrated set two fits
-earlier on half the data). A model trained on those noisy plays alone (8 epochs) reached the
-same validation loss (0.376 against 0.375) and scored 36.5 % on seed 0's layouts. The exact
-model scores 65.5, 68.5 and 62.5 % of the three sets of layouts.
-
-Shipped (``agents.policy``): that exact model for exact play and, for noise, the fine-tuned one
-(validation: the exact model's best-rated strike scored in 62.4 % of 3,276 held-out layouts).
-Earlier, on the reference physics, the rolling fine-tuned model's 33.0 % was no significant gain
-over the fast one's 29.5 %, at 2-3x the time.
-
-How far a better ranking of this grid could go (``room``; 512 fresh layouts, each of the 144
-strikes played 32 times under the standard noise; success per shot of the choice among the
-shipped noise model's K best-rated strikes by 16 plays, valued on the other 16, 95 % half-widths):
-
-    K                         1        4        16       32       144 (all)
-    choice by 16 plays        31.4 %   34.3 %   39.1 %   40.9 %   45.2 % +- 1.8
-    best mean of all 32       31.4 %   39.6 %   48.5 %   51.7 %   57.2 %
-
-(the second row overstates: the best of many noisy means is biased upwards). A choice by 16
-noisy plays of every strike, 2,304 simulated shots, scores 45 % of the time, 14 points more than
-the model's own choice; scaled as p / (1 - p), the length of a run of independent shots, from the
-policy's 0.64 points per inning at 35.8 % (``experiments.evaluate``), 45 % would make about 0.95
-points per inning. So the bar of 1.0 point per inning under noise asks of a ranking of this grid
-about what 16 noisy plays of every strike know, and the learned rankings tried (above) stop at a
-third below that.
-
-Width 256, three hidden layers, 8 epochs (fine-tuning: 4 at 5e-4). Soft labels help under noise
-at equal data: 4096 layouts with soft labels 30.0 % against 23.5 % exact-trained;
-more exact data helps exact play most (4096 -> 16384 layouts: 42.5 -> 62.0 %). Deciding costs
-~40 ms per layout with the rolling lines and 13-21 ms with the fast ones (batches of 8 or 16,
-this CPU under load 2-4): the geometric line table is nearly all of it, the network ~0.2 ms.
+The measurements (both disciplines: every model tried, with its data, its figures on fresh
+layouts and under the noise, and the ``room`` stage's measure of how far a better ranking of the
+grid could go) are in docs/agents.md section 3. The shipped three-cushion models were made by
 
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 3 --out results/f16a
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 13 --out results/f16b
@@ -116,156 +58,21 @@ this CPU under load 2-4): the geometric line table is nearly all of it, the netw
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
 
-The Hungarian game (``--discipline hungarian_1000``, its 1:2 table): the model estimates the
-expected net points of a grid strike over 100 (the referee's points for the shooter minus what a
-foul hands the opponent, docs/rules.md H-9), the policy plays the strike worth the most. Rolling
-lines (they take ~1.5 ms per layout here), width 256, three hidden layers, ``--standardize``
-(the line scores reach 50 points). Net points per shot on 200 fresh layouts under the standard
-noise (one shot each, 95 % intervals; a 2-core CPU shared with other work, load 4-6):
+and the Hungarian ones (``--discipline hungarian_1000``, an outcome-class head) by
 
-    model                                                     evaluate stage    experiments.evaluate
-    geometric agent                                           10.3 [7.0, 13.7]  12.8 [8.4, 17.4]
-    8192 layouts x 132 strikes x 4 noisy plays                14.4 [9.7, 19.1]  -
-    8192 exact, fine-tuned on 16384 layouts x 4 noisy plays   16.1 [11.6, 20.5] 15.6 [10.5, 20.6]
-    16384 exact, fine-tuned on those 16384 (noise 1)          19.2 [15.0, 23.5] 20.4 [15.5, 25.5]
-    16384 exact, exact play                                   15.1 [10.8, 19.4] (geometric 11.9)
-
-Those models (shipped until the outcome classes below) had one output, the mean net points.
-
-The second column is ``experiments.evaluate --discipline hungarian_1000 --agents geometric policy
---innings 200 --max-shots 1`` (success per shot: policy 51.0 %, geometric 51.5 %; 2.5 ms per
-decision in batches of 16, the geometric agent 2.3 ms). Over ``--innings 100 --max-shots 10`` that
-policy made 29.5 net points per inning [16.8, 42.0] in 1.95 shots, the geometric agent 16.0
-[3.4, 28.3] in 1.97 (success per shot 48.7 % and 49.2 %, fouls 5.6 % and 8.1 %). Fine-tuning an
-exact model on the soft labels beats training on them alone (validation loss 0.0279 against 0.0289
-on 8192 layouts), and more layouts help (on the second noisy set's validation layouts: 0.0264
-fine-tuned from the exact model of 8192 layouts, 0.0247 from that of 16384). The grid itself leaves
-little room: choosing each layout's strike by 4 simulated noisy plays of all 132
-(528 simulated shots) and scoring it on 4 other plays gives 32.3 net points (256 layouts), the best
-line as it is 10.5, and 1.25 x its speed 13.6. The grid varies speed and spin but never the aim,
-which the pin seems to be most sensitive to (side spin of 0.25 R, which throws the cue ball off its
-aim, costs the best line 8 points); the search (reported at 62 net points) does vary it.
-Measured later the same way (256 other layouts, 8 plays of every strike under the standard
-noise, the choice by 4, its worth by the other 4): the grid as it is 32.8 +- 3.5, the grid with
-each strike also aimed 0.2 and 0.5 degrees to either side (660 strikes) 38.7 +- 3.6, and with
-0.3, 0.7 and 1.5 degrees to either side (924) 39.9 +- 4.0. Aimed variations lift the grid's own
-limit by 6-7 points, at 5-7 times the simulated shots of its data; the nearer limit stays the
-model's ranking (below: its first choice worth ~20 net points on held-out layouts). Nor did eight
-inputs about the pin lift that ranking (the aim against the pin's direction from the cue ball,
-the pin's signed distance from the aim line and along it, each ball's distance from the pin; the
-pin stands at the frame's origin): on 16384 exact layouts (seed 6, classes head, 8 epochs) the
-held-out loss fell from 0.667 to 0.657 but the first choice was worth 20.3 net points against
-20.8 without them.
-
-**Outcome classes and eight times the exact layouts (shipped).** A Hungarian shot is worth one of
-a few values (``OUTCOMES``), so ``--head classes`` fits a softmax over them by cross-entropy (to
-the one class of an exact play, or the fraction of the noisy plays in each) and rates a strike by
-its expectation. Exact data is cheap (about 75 s per 8192 layouts here, a quarter of the cost of
-4 noisy plays), and more of it is what lifts the ranking. The worth of the first choice on the same 1638
-held-out noisy layouts (the mean of its 4 plays; the shipped mean model of before: 17.6), and
-play on ``experiments.evaluate``'s layouts of seeds 0, 1 and 2 (200 each, one shot), paired
-against the mean models of before on the same layouts and noise draws (95 % intervals):
-
-    exact layouts         held out  noise play, seeds 0/1/2 -> 600  paired          exact play -> 600, paired
-    16384                 18.5      22.25/20.25/16.75 -> 19.75      +0.22 [-2.6, 3.0]  22.25, +1.6
-    65536                 20.8      20.95/21.50/24.40 -> 22.28      +2.75 [-0.1, 5.6]  24.78, +4.2 [1.6, 6.8]
-    131072 (shipped)      22.1      28.70/25.25/24.60 -> 26.18      +6.65 [3.9, 9.4]   28.82, +8.2 [5.3, 11.1]
-    196608                22.2      27.05/26.25/24.15 -> 25.82      +6.28 [3.3, 9.3]   27.08, +6.5
-    mean head, 16384      17.6      20.35/20.25/18.00 -> 19.53                         20.62
-
-(each row: the exact model, then 4 epochs at 5e-4 on 2 x 8192 layouts x 4 noisy plays, seeds 21
-and 23; the exact model of 65536 layouts played under the noise without that fine-tuning makes
-22.50, the same as with it.) Shipped: the 131072-layout models, 28.7 [24.0, 33.4] net points per
-shot under the noise on seed 0's layouts (the geometric agent 12.75, paired +15.95 [10.6, 21.3]),
-success 62.0 %, fouls 2.0 %, 1.8 ms per decision; over ``--innings 100 --max-shots 10``, 54.4 net
-points per inning [30.9, 77.5] in 2.83 shots (success 65.0 %, fouls 2.8 %). The guided search at
-1,024 shots with it: 60.1 [54.7, 65.4] (59.9 with the mean model). Half as many exact layouts
-again (196608) gained nothing at this width: against the shipped models, -0.37 [-2.95, 2.22]
-under the noise and -1.73 [-4.15, 0.68] in exact play. Nor did twice the noisy layouts for the
-fine-tuning (seeds 21, 23, 25 and 27): -0.52 [-2.14, 1.11] under the noise.
-
-Nor did a wider network or ensembles (``merge``), though both lift the held-out worth. Over
-2000 of ``experiments.evaluate``'s layouts (seeds 0-9, 200 each, one shot under the noise, paired
-against the shipped noise model, which makes 25.35 there: seed 0's 28.7 is its best):
-
-    noise model                                          held out  2000 layouts, paired        ms/decision
-    shipped (131072 exact, width 256, fine-tuned)        22.1      25.35                        2.4
-    width 512, the same data and fine-tuning (6 epochs)  23.0      25.09, -0.27 [-1.68, 1.15]  2.6
-    width 256, other data (he36 ... he51, seed 1;        23.0      25.41, +0.07 [-1.35, 1.48]  2.3
-      fine-tuned on seeds 25 and 27)
-    mean of the shipped and the 196608-layout model      22.7      25.90, +0.55 [-0.59, 1.69]  3.6
-    mean of the shipped and the other-data model         23.1      25.61, +0.26 [-0.86, 1.37]  3.6
-    mean of those four                                   24.2      26.10, +0.75 [-0.44, 1.94]  8.8
-
-(held out: the worth of the first choice on the 1638 layouts held out of seeds 21 and 23;
-ms/decision: the median of the ten runs, batches of 16, a loaded machine.) Nor did averaging
-the rating over 16 noise draws per strike (``SuccessAgent``'s ``samples``, 14 ms per decision):
-the exact model so averaged made 24.94, -0.41 [-1.54, 0.72]; the noise model 25.39, +0.04 [-0.59,
-0.66]. The ranking's limit is not the network's size; the shipped models stay.
-
-Tried and not kept (both disciplines, the calibrated physics): aim variations in the Hungarian
-grid, and sharper inputs. On 128 layouts with 8 noisy plays of every strike, choosing by 7 plays
-and scoring on the eighth (rotated), the grid is worth 37.7 net points as it is, 45.0 with each
-variation also aimed 1 degree either side (three times the strikes), 47.8 with nine aims from -2
-to +2 degrees: the grid leaves room, the model does not reach it. The inputs gained the hit
-geometry measured in metres (the feature angles above are taken in half-table units, which a 2:1
-table stretches across): each object ball's hit offset, and the pin's offset from the line on
-which a hit sends that ball and from the cue ball's own line before its first ball. On 8192
-noisy layouts (base grid) they cut the validation loss from 0.0296 to 0.0249. Retrained as the
-shipped models were (the same commands, data and seeds; the Hungarian grid aimed at 0 and +-1
-degree, 408 strikes ranked), on ``experiments.evaluate``'s layouts of seeds 0-2:
-
-    model                         before                          with both changes
-    three-cushion, exact          65.5 % (65.5, 68.5, 62.5)       64.7 % (66.0, 69.5, 58.5)
-    three-cushion, noise          35.8 % (40.5, 29.0, 38.0)       35.7 % (36.0, 33.0, 38.0)
-      points per inning (seed 0)  0.64 [0.47, 0.82]               0.50 [0.35, 0.66]
-      guided, 1,024 shots         47.5 %                          44.0 %
-    Hungarian, noise, net/shot    19.6 (20.4, 20.25, 18.0)        19.9 (17.95, 22.5, 19.25)
-      net per inning (seed 0)     29.5 [16.8, 42.0]               29.2 [17.3, 41.5]
-    Hungarian, exact, net/shot    18.45 [14.1, 22.8]              19.2 [14.4, 24.2]
-
-Validation gained a little (the exact three-cushion model's best-rated strike scored in 64.8 %
-of held-out layouts against 62.4 %; the Hungarian noise model's choice was worth 19.8 net points
-against 18.9), play nothing outside the intervals, so the shipped models stay as they are. The
-Hungarian model's ranking is the limit: on held-out layouts its first choice is worth 19.8 net
-points, its fifth 17.0, against 39 for a choice by 4 noisy plays; fine-tuning it with a listwise
-loss (softmax over each layout's strikes, temperature 10 net points) left its first choice at 19.5.
-Nor does more data lift it: the shipped exact model fine-tuned on twice the noisy layouts (32,768,
-seeds 5, 7, 15 and 17, shipped grid and inputs) scored 17.5 net points (17.1, 19.5, 15.8).
-
-Nor does a second model that re-ranks the first one's best strikes. The room is there: on 256
-fresh layouts (144 strikes each, the grid and its lines, 16 plays of each under the standard
-noise), choosing among the shipped noise model's K best-rated strikes by 8 of the plays and
-valuing the choice on the other 8 is worth 25.1 net points at K = 1 (the model's own choice), 29.9
-at K = 4, 32.5 at 16 and 35.7 over all 144. A re-ranker was trained on the model's 16 best strikes
-of 24,576 other layouts, each strike played 24 times under the noise (the label: the mean of those
-plays), from the strike's inputs plus the model's rating and rank, 12 epochs: scored on 1,024
-further layouts whose 16 best were played 32 times each, its choice was worth 22.4 net points fitted
-strike by strike (squared error about each layout's mean), 23.1 with the other 15 strikes pooled
-into every strike's input, 23.0 with a listwise loss, against 23.3 for the model's own first choice.
-What sets the best strikes apart under the noise is not in these inputs.
-
-The same measure as a stage (``room``, as for three-cushion above: 512 fresh layouts, every grid
-strike played 32 times under the standard noise, the choice among the shipped noise model's K
-best by 16 plays valued on the other 16): 21.9 net points per shot at K = 1 (the model's own
-choice), 29.1 at 4, 36.6 at 16, 40.8 +- 2.0 over all 144 (the best means of all 32 plays: 31.1,
-39.9 and 45.1). The grid holds more than the bar's 30 net points per shot (16 noisy plays of
-the model's four best already come near it); the model's own ranking stops at 22 on these
-layouts.
-
-    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \
+    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \\
         --out results/he8k            # and --seed 8 --out results/he8k2, --seed N --out results/heN for N = 30 ... 43
-    python -m experiments.success_model train --head classes --epochs 8 --standardize --data results/he8k \
+    python -m experiments.success_model train --head classes --epochs 8 --standardize --data results/he8k \\
         results/he8k2 results/he30 ... results/he43 --out results/hec128
     python -m experiments.success_model ship --out results/hec128   # -> agents/models/hungarian_1000.*
-    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \
+    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \\
         --noise 1 --seed 21 --out results/hn21                      # and --seed 23 --out results/hn23
-    python -m experiments.success_model train --head classes --epochs 4 --lr 5e-4 --standardize \
+    python -m experiments.success_model train --head classes --epochs 4 --lr 5e-4 --standardize \\
         --data results/hn21 results/hn23 --init results/hec128 --out results/hcft128
     python -m experiments.success_model ship --out results/hcft128  # -> agents/models/hungarian_1000_noise1.*
-    python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \
+    python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \\
         --out results/hcft128
-    python -m experiments.success_model room --discipline hungarian_1000 --noise 1 --layouts 512 --trials 32 \
+    python -m experiments.success_model room --discipline hungarian_1000 --noise 1 --layouts 512 --trials 32 \\
         --out results/room
 """
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The documents the code cites live in the repository, and every citation points at something
-that is there: a docs/*.md file, a section of docs/physics.md, a contract of docs/design.md, a
-clause id (H-..., C-..., O-...) listed in docs/rules.md. No citation points outside the repository.
+that is there: a docs/*.md file, a section of docs/physics.md or docs/agents.md, a contract of
+docs/design.md, a clause id (H-..., C-..., O-...) listed in docs/rules.md. No citation points
+outside the repository.
 
 Pure Python over the source text, no JAX. The checker's own planted bad citations are below, so
 this file is left out of the scan.
@@ -21,6 +22,7 @@ DOCUMENT = re.compile(r"\bdocs/[\w/-]+\.md\b")
 OUTSIDE = re.compile(r"(?<![\w.-])(?:PHYSICS|RULES|DESIGN|STYLE)\.md\b|\.\./shared\b|\bshared/(?:spec|seeds)\b")
 NUMBERS = r"(\d+(?:\s*(?:,|and|to|-)\s*\d+)*)"
 PHYSICS_SECTION = re.compile(r"docs/physics\.md,?\s+(?:sections?\s+)?" + NUMBERS)
+AGENTS_SECTION = re.compile(r"docs/agents\.md,?\s+(?:sections?\s+)?" + NUMBERS)
 DESIGN_CONTRACT = re.compile(r"docs/design\.md,?\s+contracts?\s+" + NUMBERS)
 
 # How the documents mark what may be cited.
@@ -87,13 +89,19 @@ def sections():
 
 
 @pytest.fixture(scope="module")
+def agent_sections():
+    return {int(n) for n in SECTION_HEADING.findall(read_doc("agents.md"))}
+
+
+@pytest.fixture(scope="module")
 def contracts():
     return {int(n) for n in CONTRACT_HEADING.findall(read_doc("design.md"))}
 
 
-def test_the_documents_have_what_the_checks_read(clauses, sections, contracts, texts):
+def test_the_documents_have_what_the_checks_read(clauses, sections, agent_sections, contracts, texts):
     # Guards against a checker that passes because it parsed nothing.
     assert sections == set(range(1, 11))
+    assert agent_sections == set(range(1, 6))
     assert contracts == {1, 2, 3}
     assert {"H-1.1", "H-9.10", "C-1", "C-9.2", "C-13.4", "C-14.2", "O-1", "O-10"} <= clauses
     assert len(clauses) > 100
@@ -115,6 +123,12 @@ def test_every_clause_id_cited_is_an_entry_of_docs_rules_md(texts, clauses):
 def test_every_physics_section_cited_exists(texts, sections):
     bad = {path: sorted(unknown_numbers(text, PHYSICS_SECTION, sections)) for path, text in texts.items()
            if unknown_numbers(text, PHYSICS_SECTION, sections)}
+    assert not bad
+
+
+def test_every_agents_section_cited_exists(texts, agent_sections):
+    bad = {path: sorted(unknown_numbers(text, AGENTS_SECTION, agent_sections)) for path, text in texts.items()
+           if unknown_numbers(text, AGENTS_SECTION, agent_sections)}
     assert not bad
 
 
@@ -152,7 +166,9 @@ def test_checker_finds_a_missing_document(tmp_path):
     assert missing_documents("see docs/physics.md", tmp_path) == set()
 
 
-def test_checker_finds_unknown_sections_and_contracts(sections, contracts):
+def test_checker_finds_unknown_sections_and_contracts(sections, agent_sections, contracts):
+    assert unknown_numbers("docs/agents.md section 7", AGENTS_SECTION, agent_sections) == {7}
+    assert unknown_numbers("docs/agents.md sections 3 and 4", AGENTS_SECTION, agent_sections) == set()
     assert unknown_numbers("(docs/physics.md section 12)", PHYSICS_SECTION, sections) == {12}
     assert unknown_numbers("docs/physics.md sections 4 and 11", PHYSICS_SECTION, sections) == {11}
     assert unknown_numbers("docs/physics.md\nsections 9 to 12", PHYSICS_SECTION, sections) == {11, 12}
