@@ -110,7 +110,7 @@ import physics
 from physics.params import Params
 from agents.policy import MODELS_DIR, SEEDS, load_model
 from agents.search import SearchAgent, SearchConfig, best_lines
-from agents.success import GRID, check_outcomes, check_target, line_grid, ratings
+from agents.success import GRID, check_features, check_outcomes, check_target, line_grid, ratings
 from rules import GameState, Rules
 
 TRIALS = 8  # noisy plays per candidate under noise, both rounds
@@ -139,11 +139,12 @@ def guided_config(shots: int, noise: float, **options) -> SearchConfig:
     return SearchConfig(**{**split, **options})
 
 
-@functools.partial(jax.jit, static_argnames=("k", "target", "outcomes"))
-def _top_strikes(net, states, shots, best, params, k: int, target: str = "score", outcomes=None) -> physics.Shot:
+@functools.partial(jax.jit, static_argnames=("k", "target", "outcomes", "features"))
+def _top_strikes(net, states, shots, best, params, k: int, target: str = "score", outcomes=None,
+                 features: int = 1) -> physics.Shot:
     """(S, k) the strikes of ``shots`` (S, N) the model rates highest (``agents.success.ratings``:
     most likely to score, or worth the most net points), best first."""
-    _, top = jax.lax.top_k(ratings(net, states, shots, best, params, None, target, outcomes), k)
+    _, top = jax.lax.top_k(ratings(net, states, shots, best, params, None, target, outcomes, features), k)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, top, -1), shots)
 
 
@@ -164,6 +165,7 @@ class GuidedAgent(SearchAgent):
         self.meta = meta
         self.target = check_target((meta or {}).get("target", "score"))  # what the model's output estimates
         self.outcomes = check_outcomes((meta or {}).get("outcomes"), self.target)
+        self.features = check_features((meta or {}).get("features", 1))  # the version of the model's inputs
 
     @classmethod
     def for_discipline(cls, discipline: str, noise: float = 0.0, shots: int = 1024, explore: float = 0.25,
@@ -199,7 +201,7 @@ class GuidedAgent(SearchAgent):
         if grid:
             best = best_lines(rules, states, params, SEEDS, self.rolling)
             parts.append(_top_strikes(self.net, states, line_grid(best, params), best, params, grid, self.target,
-                                      self.outcomes))
+                                      self.outcomes, self.features))
         if explore:
             search = SearchAgent(self.config, candidates=explore, refine_parents=0, screen=0)
             parts.append(search.propose(rules, states, params, keys))

@@ -37,7 +37,7 @@ import os
 import rules
 from agents.learned import read_sidecar
 from agents.success import (
-    FEATURES, FEATURES_VERSION, GRID, SuccessAgent, check_outcomes, check_target, read_layers, save_layers,
+    FEATURE_VERSIONS, GRID, SuccessAgent, check_features, check_outcomes, check_target, read_layers, save_layers,
 )
 
 SIDECAR_FORMAT = "carom-billiards success model"
@@ -95,17 +95,20 @@ def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ..
 
 
 def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, target: str = "score",
-               outcomes=None, **meta) -> tuple[str, str]:
+               outcomes=None, features: int = 1, **meta) -> tuple[str, str]:
     """Write ``net`` ([(W, b), ...]) ranking the grid of lines found with or without ``rolling``,
     for play under execution noise of scale ``noise``, its output of the kind ``target``
     (``agents.success.TARGETS``; ``outcomes``: the class values of an outcome-class head,
-    ``agents.success.net_rating``), and its sidecar (``meta``: training data, commands, figures)."""
+    ``agents.success.net_rating``), its input of version ``features``
+    (``agents.success.FEATURE_VERSIONS``), and its sidecar (``meta``: training data, commands,
+    figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
     sizes = save_layers(net, npz_path)
-    sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=FEATURES_VERSION, inputs=FEATURES,
-                   discipline=discipline, target=check_target(target), plays_for=float(noise),
-                   proposal=proposal_entry(rolling), sizes=sizes, **meta)
+    features = check_features(features)
+    sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=features,
+                   inputs=FEATURE_VERSIONS[features], discipline=discipline, target=check_target(target),
+                   plays_for=float(noise), proposal=proposal_entry(rolling), sizes=sizes, **meta)
     outcomes = check_outcomes(outcomes, target)
     if outcomes is not None:  # only written for a class head: the sidecars of mean heads stay as they were
         sidecar["outcomes"] = list(outcomes)
@@ -128,7 +131,11 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
                         SIDECAR_VERSION)
     rolling = meta.get("proposal", {}).get("rolling") if isinstance(meta.get("proposal"), dict) else None
     meta.setdefault("target", "score")  # the sidecars from before the Hungarian model: success models
-    expected = dict(features=FEATURES_VERSION, inputs=FEATURES, discipline=discipline, target=target_for(discipline),
+    features = meta.get("features")
+    if features not in FEATURE_VERSIONS:
+        raise ValueError(f"{json_path}: features is {features!r}, this build reads input versions "
+                         f"{sorted(FEATURE_VERSIONS)} (retrain with experiments.success_model)")
+    expected = dict(inputs=FEATURE_VERSIONS[features], discipline=discipline, target=target_for(discipline),
                     plays_for=scale, proposal=proposal_entry(rolling if isinstance(rolling, bool) else True))
     for key, value in expected.items():
         if meta.get(key) != value:
@@ -148,7 +155,7 @@ class PolicyAgent(SuccessAgent):
 
     def __init__(self, net, discipline: str, meta: dict):
         super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"], target=meta["target"],
-                         outcomes=meta.get("outcomes"))
+                         outcomes=meta.get("outcomes"), features=meta.get("features", 1))
         self.discipline = discipline
         self.meta = meta
 

@@ -42,10 +42,12 @@ from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
 
-FEATURES_VERSION = 1
-"""The version of the success model's input (``pair_features``): raised whenever a feature's
-meaning, order or scaling changes, so that a saved model trained on other inputs is refused."""
-FEATURES = 28  # inputs per (layout, strike) pair
+FEATURE_VERSIONS = {1: 28, 2: 41}
+"""Inputs per (layout, strike) pair of each version of the success model's input
+(``pair_features``). A version is added whenever a feature's meaning, order or scaling changes,
+and a model records the one it was trained on, so that it is always fed what it learned from.
+1: layout, strike and line-relative features; 2: those and what the hit makes of the strike
+(``hit_features``)."""
 
 TARGETS = ("score", "net_points")
 """What a success model's output estimates: "score", the logit of P(the strike scores) (carom
@@ -146,11 +148,97 @@ def line_features(shot: physics.Shot, best, f: Frame) -> jax.Array:
                       near * (shot.b - b[j]), near * score[j], jnp.max(score)])
 
 
-def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params) -> jax.Array:
-    """(28,) the success model's input (one layout, one strike, the layout's best lines ``best``):
-    layout, strike and line-relative features."""
+def check_features(version) -> int:
+    """``version`` as an int if it is one of ``FEATURE_VERSIONS``; ValueError naming them otherwise."""
+    if isinstance(version, bool) or not isinstance(version, (int, np.integer)) or int(version) not in FEATURE_VERSIONS:
+        raise ValueError(f"input version must be one of {sorted(FEATURE_VERSIONS)}; got {version!r}")
+    return int(version)
+
+
+def _spin_at_hit(shot: physics.Shot, length, params: Params):
+    """(ball speed after the strike, forward spin at the first hit as a fraction of rolling) of a
+    level strike whose ball slides ``length`` to its first ball: the tip at height b R gives
+    spin 5/2 b (TP A-30's speed gain, ``geometry.cue_speed_for``); sliding friction u_s g moves
+    the speed and the spin towards rolling, which is reached when the slip is gone."""
+    ball, R = params.ball, params.ball.radius
+    gain = (1.0 + params.cue.tip_restitution) / ball.mass / (
+        1.0 / params.cue.mass + 1.0 / ball.mass + shot.b**2 * R**2 / ball.inertia)
+    v0 = gain * shot.V0
+    s0 = 2.5 * shot.b
+    a = ball.u_s * params.g
+    sense = jnp.sign(1.0 - s0)  # +1: the ball slides forward (less spin than rolling), it slows
+    t_roll = jnp.abs(1.0 - s0) * v0 / (3.5 * a)
+    slowing = (v0 - jnp.sqrt(jnp.maximum(v0**2 - 2.0 * a * length, 0.0))) / a
+    t = jnp.where(sense > 0, slowing, length / jnp.maximum(v0, 1e-6))
+    v = jnp.maximum(v0 - a * sense * t, 1e-3)
+    spin = jnp.where(t >= t_roll, 1.0, (s0 * v0 + 2.5 * a * sense * t) / v)
+    return v0, jnp.clip(spin, -3.0, 3.0)
+
+
+def _across(direction, d):
+    """The offset of ``d`` across the unit ``direction`` (positive to its left)."""
+    return direction[0] * d[1] - direction[1] * d[0]
+
+
+def hit_features(positions, cue_ball, shot: physics.Shot, params: Params) -> jax.Array:
+    """(13,) what the hit makes of a level strike, in the canonical frame and in metres (the
+    Hungarian pin at the origin, docs/rules.md H-2.1): whether the aim line meets a ball, which
+    (the nearer +1, the other -1), the hit's offset (the sine of the cut), the cue ball's forward
+    spin when it gets there (``_spin_at_hit``), and where the pin and the other ball lie against
+    the lines the balls then take: the struck ball along the line of centres, the cue ball along
+    its departure (``geometry.departure``: the tangent line bent by the spin, the 30-degree rule
+    when rolling), each as the offset across the line (in tenths of a metre, clipped to +-1 m) and
+    the distance along it (clipped to +-3 m); the pin against the aim line itself; and how far the
+    cue ball travels to the hit. Straight lines, no cushions: they say where a carom, a pin or a
+    pin with a carom lies from the strike, which the grid's variations of speed and spin move."""
     f = frame(positions, cue_ball, params)
-    return jnp.concatenate([layout_features(f), strike_features(shot, f), line_features(shot, best, f)])
+    half = jnp.stack([params.table.length, params.table.width]) / 2
+    C, O1, O2 = f.C * half, f.O1 * half, f.O2 * half
+    R = params.ball.radius
+    s = canonical_shot(shot, f)
+    phi = jnp.radians(s.phi)
+    u = jnp.stack([jnp.cos(phi), jnp.sin(phi)])
+
+    def meets(ball):  # (meets, distance to the contact, offset of the ball across the aim line)
+        d = ball - C
+        along, across = d @ u, _across(u, d)
+        ok = (along > 0) & (jnp.abs(across) < 2 * R)
+        return ok, jnp.where(ok, along - jnp.sqrt(jnp.maximum(4 * R * R - across**2, 0.0)), jnp.inf), across
+
+    ok1, d1, off1 = meets(O1)
+    ok2, d2, off2 = meets(O2)
+    nearer = d1 <= d2
+    hit = (ok1 | ok2).astype(C.dtype)
+    struck_ball, other = jnp.where(nearer, O1, O2), jnp.where(nearer, O2, O1)
+    length = jnp.where(ok1 | ok2, jnp.where(nearer, d1, d2), 0.0)
+    G = C + u * length  # the cue ball at the contact (the ghost ball)
+    n = struck_ball - G
+    n = n / jnp.maximum(jnp.linalg.norm(n), 1e-9)
+    _, spin = _spin_at_hit(s, length, params)
+    leave = geometry.departure(u, n, spin)
+    leave = leave / jnp.maximum(jnp.linalg.norm(leave), 1e-9)
+
+    def against(p, start, direction):
+        d = p - start
+        return jnp.clip(_across(direction, d) / 0.1, -10.0, 10.0), jnp.clip(d @ direction, -3.0, 3.0)
+
+    pin = jnp.zeros(2, C.dtype)
+    struck, aim_pin = against(pin, struck_ball, n), against(pin, C, u)
+    cue_pin, cue_other = against(pin, G, leave), against(other, G, leave)
+    return jnp.stack([hit, hit * jnp.where(nearer, 1.0, -1.0), hit * jnp.where(nearer, off1, off2) / (2 * R),
+                      hit * spin, hit * struck[0], hit * struck[1], hit * cue_pin[0], hit * cue_pin[1],
+                      hit * cue_other[0], hit * cue_other[1], aim_pin[0], aim_pin[1], hit * length]).astype(C.dtype)
+
+
+def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params, version: int = 1) -> jax.Array:
+    """(FEATURE_VERSIONS[version],) the success model's input (one layout, one strike, the
+    layout's best lines ``best``): layout, strike and line-relative features, and from version 2
+    on what the hit makes of the strike (``hit_features``)."""
+    f = frame(positions, cue_ball, params)
+    parts = [layout_features(f), strike_features(shot, f), line_features(shot, best, f)]
+    if check_features(version) >= 2:
+        parts.append(hit_features(positions, cue_ball, shot, params))
+    return jnp.concatenate(parts)
 
 
 # --- the networks -----------------------------------------------------------------------------
@@ -279,20 +367,21 @@ def net_rating(out, target: str, outcomes=None) -> jax.Array:
     return jax.nn.sigmoid(out[..., 0]) if target == "score" else out[..., 0]
 
 
-@functools.partial(jax.jit, static_argnames=("target", "outcomes"))
-def ratings(net, states, shots, best, params, draws, target: str = "score", outcomes=None) -> jax.Array:
+@functools.partial(jax.jit, static_argnames=("target", "outcomes", "features"))
+def ratings(net, states, shots, best, params, draws, target: str = "score", outcomes=None,
+            features: int = 1) -> jax.Array:
     """(S, N) the model's rating of each strike of ``shots`` (S, N), averaged over the
     execution-noise draws ``draws`` (K, 5) added to it (None: the strike as it is): the
     probability that it scores for a "score" model, the expected net points over ``NET_UNIT``
     for a "net_points" one (``TARGETS``; ``outcomes``: the class values of an outcome-class head,
     ``net_rating``); ``best``: the layouts' best lines (``best_lines``), which the features
-    compare the strikes with."""
+    compare the strikes with; ``features``: the version of the inputs the model was trained on."""
     def one(positions, cue, shots_s, best_s):
         n, k = shots_s.V0.shape[0], 1 if draws is None else draws.shape[0]
         played = shots_s if draws is None else perturb(
             shot_from_array(jnp.broadcast_to(shot_array(shots_s)[:, None], (n, k, 5))), draws[None], params)
         flat = jax.tree_util.tree_map(lambda v: v.reshape(n * k), played)
-        x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params))(flat)
+        x = jax.vmap(lambda s: pair_features(positions, cue, s, best_s, params, features))(flat)
         return jnp.mean(net_rating(mlp_apply(net, x), target, outcomes).reshape(n, k), -1)
 
     return jax.vmap(one)(states.positions, states.cue_ball, shots, best)
@@ -303,10 +392,10 @@ def chances(net, states, shots, best, params, draws) -> jax.Array:
     return ratings(net, states, shots, best, params, draws, "score")
 
 
-@functools.partial(jax.jit, static_argnames=("target", "outcomes"))
-def _rank(net, states, shots, best, params, draws, target: str = "score", outcomes=None):
+@functools.partial(jax.jit, static_argnames=("target", "outcomes", "features"))
+def _rank(net, states, shots, best, params, draws, target: str = "score", outcomes=None, features: int = 1):
     """The strike (fields (S,)) of ``shots`` (S, N) the model rates highest (``ratings``)."""
-    best = jnp.argmax(ratings(net, states, shots, best, params, draws, target, outcomes), -1)
+    best = jnp.argmax(ratings(net, states, shots, best, params, draws, target, outcomes, features), -1)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, best[:, None], -1)[:, 0], shots)
 
 
@@ -328,13 +417,19 @@ def with_lines(shots: physics.Shot, best) -> physics.Shot:
 class SuccessAgent(Planner):
     """Plays the proposed strike (or best geometric line) the success model rates highest: most
     likely to score, or worth the most net points (``target``, one of ``TARGETS``; ``outcomes``:
-    the class values of an outcome-class head, ``net_rating``)."""
+    the class values of an outcome-class head, ``net_rating``; ``features``: the version of the
+    inputs it was trained on, ``FEATURE_VERSIONS``)."""
 
     name = "success"
 
     def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False, noise: float = 0.0,
-                 samples: int = 0, rolling: bool = True, target: str = "score", outcomes=None):
+                 samples: int = 0, rolling: bool = True, target: str = "score", outcomes=None, features: int = 1):
         self.net = net
+        self.features = check_features(features)
+        inputs = int(np.shape(net[0][0])[0])
+        if inputs != FEATURE_VERSIONS[self.features]:
+            raise ValueError(f"the network takes {inputs} inputs; input version {self.features} has "
+                             f"{FEATURE_VERSIONS[self.features]}")
         self.target = check_target(target)
         self.outcomes = check_outcomes(outcomes, self.target)
         width = int(np.shape(net[-1][0])[-1])
@@ -367,7 +462,8 @@ class SuccessAgent(Planner):
     def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         shots, best = self.candidates(rules, states, params, keys)
         draws = noise_draws(params, self.noise, self.samples)
-        return clip_shot(_rank(self.net, states, shots, best, params, draws, self.target, self.outcomes), params)
+        return clip_shot(_rank(self.net, states, shots, best, params, draws, self.target, self.outcomes,
+                               self.features), params)
 
 
 # --- behaviour cloning over the geometric lines -------------------------------------------------

@@ -99,8 +99,9 @@ from agents.base import index_tree
 from agents.policy import MODELS_DIR, PolicyAgent, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
-    NET_UNIT, ClonedAgent, SuccessAgent, check_outcomes, frame, line_correction, line_grid, line_inputs, line_shots,
-    ensemble, mlp_apply, mlp_init, net_rating, pair_features, proposal, ratings, seeded_line,
+    FEATURE_VERSIONS, NET_UNIT, ClonedAgent, SuccessAgent, check_features, check_outcomes, ensemble, frame,
+    line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init, net_rating, pair_features, proposal,
+    ratings, seeded_line,
 )
 from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
@@ -182,10 +183,11 @@ def _lines(b):
     return tuple(b[..., i] for i in range(4))
 
 
-def success_dataset(data, params):
-    """(X, y): features of every (layout, strike) pair and its label (whether it scored, the
-    fraction of plays that did, or its mean net points over ``NET_UNIT``)."""
-    feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params),
+def success_dataset(data, params, features: int = 1):
+    """(X, y): the inputs of version ``features`` (``agents.success.FEATURE_VERSIONS``) of every
+    (layout, strike) pair and its label (whether it scored, the fraction of plays that did, or its
+    mean net points over ``NET_UNIT``)."""
+    feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params, features),
                                       (None, None, 0, None))))
     X = np.concatenate([np.asarray(feats(data["positions"][i:i + 256], data["cue"][i:i + 256],
                                          shot_from_array(data["shots"][i:i + 256]), data["best"][i:i + 256]))
@@ -374,8 +376,9 @@ def train(args):
     # (A) the success model
     t0 = time.perf_counter()
     outcomes = check_outcomes(OUTCOMES, target) if args.head == "classes" else None
-    X, y = success_dataset(train_part, params)
-    Xv, yv = success_dataset(val_part, params)
+    features = check_features(args.features)
+    X, y = success_dataset(train_part, params, features)
+    Xv, yv = success_dataset(val_part, params, features)
     off_class = None
     if outcomes is not None:  # the label: the fraction of the strike's plays in each outcome class
         fractions, off_class = outcome_fractions(data, made.get("trials", 1))
@@ -388,6 +391,9 @@ def train(args):
         if start.get("head", "mean") != args.head:
             raise ValueError(f"--init {args.init}: that model has a {start.get('head', 'mean')!r} head, "
                              f"this run trains a {args.head!r} one (--head)")
+        if start.get("features", 1) != features:
+            raise ValueError(f"--init {args.init}: that model takes inputs of version {start.get('features', 1)}, "
+                             f"this run fits version {features} (--features)")
     loss = losses(target, args.head)
     if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
         mean, std = X.mean(0), X.std(0) + 1e-6
@@ -401,7 +407,7 @@ def train(args):
                        standardize=args.standardize, samples=int(X.shape[0]),
                        positives=float(np.mean(train_part["scored"])),
                        seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
-                       val_top1_scored=top, val_any_scored=oracle, head=args.head,
+                       val_top1_scored=top, val_any_scored=oracle, head=args.head, features=features,
                        **({} if outcomes is None else dict(outcomes=list(outcomes), off_class=off_class)))
     print("A:", report["A"], flush=True)
 
@@ -470,7 +476,9 @@ def evaluate(args):
     params, game = setting(args.discipline)
     target = target_for(args.discipline)
     nets = _read_nets(args.out)
-    outcomes = _read_json(args.out, "train.json")["A"].get("outcomes")  # an outcome-class head's class values
+    trained = _read_json(args.out, "train.json")["A"]
+    outcomes = trained.get("outcomes")  # an outcome-class head's class values
+    features = trained.get("features", 1)  # the version of its inputs
     n = -(-args.layouts // 8) * 8
     key = jax.random.PRNGKey(10_000 + args.seed)  # layouts never seen in training
     states = random_states(game, jax.random.fold_in(key, 1), params, n)
@@ -480,10 +488,10 @@ def evaluate(args):
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
         agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
-                                    rolling=args.rolling, target=target, outcomes=outcomes), 8))
+                                    rolling=args.rolling, target=target, outcomes=outcomes, features=features), 8))
     else:
-        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target, outcomes=outcomes), 8)
-                   for c in args.rank]
+        agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target, outcomes=outcomes,
+                                 features=features), 8) for c in args.rank]
     if args.search:
         agents.append((SearchAgent(), 8))
     rows = []
@@ -554,14 +562,14 @@ def room(args):
     check_plays(args.trials)
     params, game = setting(args.discipline)
     agent = PolicyAgent.for_discipline(args.discipline, args.noise, args.models)
-    rate = jax.jit(ratings, static_argnames=("target", "outcomes"))
     key = jax.random.PRNGKey(20_000 + args.seed)  # neither training nor evaluate layouts
     R, V = [], []
     for c in tqdm(range(-(-args.layouts // CHUNK)), desc="layouts (x64)"):
         k = jax.random.fold_in(key, c)
         states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
         shots, best = agent.candidates(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK))
-        R.append(np.asarray(rate(agent.net, states, shots, best, params, None, agent.target, agent.outcomes)))
+        R.append(np.asarray(ratings(agent.net, states, shots, best, params, None, agent.target, agent.outcomes,
+                                    agent.features)))
         cfg = data_config(int(shots.V0.shape[1]), args.noise)
         V.append(np.asarray(play_candidates(game, states, params, shots,
                                             jax.random.split(jax.random.fold_in(k, 2), CHUNK), args.trials, cfg)))
@@ -591,11 +599,11 @@ def merge(args):
     if len(members) < 2:
         raise ValueError(f"merge: --members needs two run folders or more, got {members}")
     runs = [_read_json(m, "train.json")["A"] for m in members]
-    kinds = {(r["discipline"], r["target"], r.get("head", "mean"), tuple(r.get("outcomes") or ()), r["rolling"])
-             for r in runs}
+    kinds = {(r["discipline"], r["target"], r.get("head", "mean"), tuple(r.get("outcomes") or ()), r["rolling"],
+              r.get("features", 1)) for r in runs}
     if len(kinds) > 1:
-        raise ValueError(f"merge: the members {members} differ in (discipline, target, head, outcomes, rolling): "
-                         f"{sorted(kinds)}; only models of one kind can be averaged")
+        raise ValueError(f"merge: the members {members} differ in (discipline, target, head, outcomes, rolling, "
+                         f"input version): {sorted(kinds)}; only models of one kind can be averaged")
     nets = [_read_nets(m)["success"] for m in members]
     net = ensemble(nets)
     first = runs[0]
@@ -605,7 +613,8 @@ def merge(args):
     if first["rolling"] != made.get("rolling", True):
         data["best"] = relines(game, data, params, first["rolling"])
     _, val_part = split(data)
-    Xv, _ = success_dataset(val_part, params)
+    features = first.get("features", 1)
+    Xv, _ = success_dataset(val_part, params, features)
     outcomes = check_outcomes(first.get("outcomes"), first["target"])
 
     def check(n):
@@ -613,7 +622,7 @@ def merge(args):
 
     top, best = check(net)
     report = dict(command=args.command, members=list(members), discipline=first["discipline"],
-                  target=first["target"], rolling=first["rolling"], head=first.get("head", "mean"),
+                  target=first["target"], rolling=first["rolling"], head=first.get("head", "mean"), features=features,
                   val_top1_scored=top, val_any_scored=best, members_val_top1_scored=[check(n)[0] for n in nets],
                   **({} if outcomes is None else dict(outcomes=list(outcomes))))
     print("merged:", report, flush=True)
@@ -654,7 +663,7 @@ def ship(args):
                                   + [t["command"]])) + [args.command]
     noise = made["noise"] if args.plays_for is None else args.plays_for
     paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
-                       outcomes=trained.get("outcomes"),
+                       outcomes=trained.get("outcomes"), features=trained.get("features", 1),
                        training=dict(layouts=sum(d["layouts"] for d in data), data=data,
                                      validation_top1=trained["val_top1_scored"]), commands=commands,
                        **({"note": args.note} if args.note else {}))
@@ -685,6 +694,10 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=0,
                     help="evaluate: noise draws the grid player averages its model over (under --noise)")
     ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--features", type=int, choices=sorted(FEATURE_VERSIONS), default=1,
+                    help="train: the version of the success model's inputs (agents.success.FEATURE_VERSIONS): 1, "
+                         "layout, strike and line-relative features; 2, those and what the hit makes of the strike "
+                         "(agents.success.hit_features; the shipped Hungarian models)")
     ap.add_argument("--head", choices=("mean", "classes"), default="mean",
                     help="train (net points models): 'mean', one output fitted to the plays' mean net points by "
                          "squared error; 'classes', a softmax over the outcomes (OUTCOMES) fitted to the fraction "

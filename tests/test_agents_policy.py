@@ -22,7 +22,7 @@ from agents.policy import (
 )
 from agents.search import best_lines
 from agents.success import (
-    FEATURES, FEATURES_VERSION, SuccessAgent, chances, check_outcomes, ensemble, line_grid, mlp_apply, mlp_init,
+    FEATURE_VERSIONS, SuccessAgent, chances, check_outcomes, ensemble, line_grid, mlp_apply, mlp_init,
     net_rating, noise_draws, ratings, with_lines,
 )
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
@@ -34,6 +34,8 @@ from experiments.success_model import main as success_model_main
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
 HUNGARIAN_LAYOUTS = 131072  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
+HUNGARIAN_FEATURES = 1  # the version of the shipped Hungarian models' inputs
+FEATURES = FEATURE_VERSIONS[1]  # the inputs of the made-up models below
 
 
 def _copy_model(tmp_path, name="three_cushion", noise=0.0, **changes):
@@ -63,23 +65,24 @@ def _primitives(jaxpr, found=None):
     return found
 
 
-@pytest.mark.parametrize("discipline, target, layouts", [
-    ("three_cushion", "score", 16384), ("hungarian_1000", "net_points", HUNGARIAN_LAYOUTS),
+@pytest.mark.parametrize("discipline, target, layouts, features", [
+    ("three_cushion", "score", 16384, 1), ("hungarian_1000", "net_points", HUNGARIAN_LAYOUTS, HUNGARIAN_FEATURES),
 ])
-def test_the_shipped_models_load_and_their_sidecars_match(discipline, target, layouts):
+def test_the_shipped_models_load_and_their_sidecars_match(discipline, target, layouts, features):
     assert discipline in shipped_disciplines()
     assert noise_variants(discipline) == (0.0, 1.0)
     for scale in (0.0, 1.0):
         net, meta = load_model(discipline, noise=scale)
-        assert meta["discipline"] == discipline and meta["features"] == FEATURES_VERSION
+        assert meta["discipline"] == discipline and meta["features"] == features
         assert meta["target"] == target and meta["plays_for"] == scale
         width = len(meta.get("outcomes") or [None])  # an outcome-class head: one output per class
-        assert meta["sizes"][0] == FEATURES and meta["sizes"][-1] == width
+        assert meta["sizes"][0] == FEATURE_VERSIONS[features] and meta["sizes"][-1] == width
         assert meta["training"]["layouts"] >= layouts and len(meta["commands"]) >= 3
         assert all(c.startswith("python -m experiments.success_model ") for c in meta["commands"])
         assert os.path.getsize(model_paths(discipline, noise=scale)[0]) < 5 * 2 ** 20
-        out = np.asarray(mlp_apply(net, jnp.zeros((2, FEATURES))))
+        out = np.asarray(mlp_apply(net, jnp.zeros((2, FEATURE_VERSIONS[features]))))
         assert out.shape == (2, width) and np.all(np.isfinite(out))
+        assert PolicyAgent(net, discipline, meta).features == features
 
 
 def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
@@ -96,7 +99,8 @@ def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
 
 
 @pytest.mark.parametrize("changes, complaint", [
-    (dict(features=FEATURES_VERSION + 1), "features is 2, this build needs 1"),
+    (dict(features=3), r"features is 3, this build reads input versions \[1, 2\]"),
+    (dict(inputs=FEATURE_VERSIONS[2]), f"inputs is {FEATURE_VERSIONS[2]}, this build needs {FEATURE_VERSIONS[1]}"),
     (dict(discipline="hungarian_1000"), "discipline is 'hungarian_1000', this build needs 'three_cushion'"),
     (dict(proposal=dict(kind="line_grid", seeds=24)), "proposal is"),
     (dict(version=99), "sidecar version 99"),
@@ -357,8 +361,9 @@ def test_an_ensemble_outputs_the_mean_of_its_members():
         ensemble([members[0], mlp_init(jax.random.PRNGKey(3), [5, 4, 7])])
 
 
-def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4):
-    """A run folder trained (one epoch, width 8) on random Hungarian grid data of its own."""
+def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4, features=1, init=None):
+    """A run folder trained (one epoch, width 8) on random Hungarian grid data of its own, on inputs
+    of version ``features``, from the run ``init`` if given."""
     rng = np.random.default_rng(seed)
     data = tmp_path / f"data_{name}"
     data.mkdir()
@@ -371,7 +376,8 @@ def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4):
              best=rng.uniform(0.1, 1.0, (layouts, 12, 4)), values=values, grid=np.asarray(True))
     run = str(tmp_path / name)
     success_model_main(["train", "--head", head, "--epochs", "1", "--width", "8", "--standardize", "--seed",
-                        str(seed), "--data", str(data), "--out", run])
+                        str(seed), "--data", str(data), "--out", run, "--features", str(features)]
+                       + (["--init", init] if init else []))
     return run
 
 
@@ -400,8 +406,27 @@ def test_merge_refuses_a_single_run_and_runs_of_different_kinds(tmp_path):
     a, mean = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "m", 1, head="mean")
     with pytest.raises(ValueError, match="--members needs two run folders or more"):
         success_model_main(["merge", "--members", a, "--out", str(tmp_path / "out")])
-    with pytest.raises(ValueError, match=r"differ in \(discipline, target, head, outcomes, rolling\)"):
+    with pytest.raises(ValueError, match=r"differ in \(discipline, target, head, outcomes, rolling, input version\)"):
         success_model_main(["merge", "--members", a, mean, "--out", str(tmp_path / "out")])
+    hits = _hungarian_run(tmp_path, "h", 2, features=2)
+    with pytest.raises(ValueError, match="input version"):
+        success_model_main(["merge", "--members", a, hits, "--out", str(tmp_path / "out")])
+
+
+def test_a_model_of_the_second_inputs_ships_records_them_and_plays_on_them(tmp_path):
+    run, models = _hungarian_run(tmp_path, "h", 0, features=2), str(tmp_path / "models")
+    with pytest.raises(ValueError, match="that model takes inputs of version 2, this run fits version 1"):
+        _hungarian_run(tmp_path, "f", 1, init=run)
+    success_model_main(["ship", "--out", run, "--models", models])
+    net, meta = load_model("hungarian_1000", models)
+    assert meta["features"] == 2 and meta["inputs"] == FEATURE_VERSIONS[2] == meta["sizes"][0]
+    agent = PolicyAgent(net, "hungarian_1000", meta)
+    assert agent.features == 2
+    game, params = setup("hungarian_1000")
+    states = index_tree(layouts("hungarian_1000", 12, 11), slice(0, 2))
+    assert_playable(agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(0), 2)), params)
+    with pytest.raises(ValueError, match="the network takes 41 inputs; input version 1 has 28"):
+        SuccessAgent(net, grid=True, target="net_points", outcomes=OUTCOMES)
 
 
 def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():

@@ -5,7 +5,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import physics
-from agents.success import canonical_shot, frame, line_correction, correction, pair_features
+import pytest
+
+from agents.success import (
+    FEATURE_VERSIONS, _spin_at_hit, canonical_shot, correction, frame, hit_features, line_correction, pair_features,
+)
 
 PARAMS = physics.default_params()
 LAYOUT = jnp.array([[0.9, 0.4], [2.1, 1.0], [1.6, 0.3]])
@@ -24,14 +28,92 @@ def mirror(layout, shot, best, mx, my):
     return c + (layout - c) * flip, canonical_shot(shot, f), (score, lines.phi, V0, b)
 
 
-def test_features_are_the_same_for_every_mirror_image():
-    base = np.asarray(pair_features(LAYOUT, 0, SHOT, BEST, PARAMS))
+@pytest.mark.parametrize("version", sorted(FEATURE_VERSIONS))
+def test_features_are_the_same_for_every_mirror_image(version):
+    base = np.asarray(pair_features(LAYOUT, 0, SHOT, BEST, PARAMS, version))
+    assert base.shape == (FEATURE_VERSIONS[version],)
     for mx, my in ((-1, 1), (1, -1), (-1, -1)):
         layout, shot, best = mirror(LAYOUT, SHOT, BEST, mx, my)
-        np.testing.assert_allclose(pair_features(layout, 0, shot, best, PARAMS), base, atol=1e-5)
+        np.testing.assert_allclose(pair_features(layout, 0, shot, best, PARAMS, version), base, atol=1e-5)
     # and a different strike looks different
     other = dataclasses.replace(SHOT, phi=jnp.asarray(40.0))
-    assert np.abs(np.asarray(pair_features(LAYOUT, 0, other, BEST, PARAMS)) - base).max() > 0.01
+    assert np.abs(np.asarray(pair_features(LAYOUT, 0, other, BEST, PARAMS, version)) - base).max() > 0.01
+
+
+def test_an_unknown_input_version_is_refused():
+    with pytest.raises(ValueError, match=r"input version must be one of \[1, 2\]; got 3"):
+        pair_features(LAYOUT, 0, SHOT, BEST, PARAMS, 3)
+
+
+HUNGARIAN = physics.default_params("hungarian")
+R = float(HUNGARIAN.ball.radius)
+
+
+def test_a_full_hit_at_the_pin_lies_on_the_struck_balls_line():
+    # the cue ball, the first ball and the pin (the table's centre) in one line; the other ball aside
+    c = np.asarray(HUNGARIAN.table.centre)
+    cue, first, other = c + [0.5, 0.3], c + [0.25, 0.15], c + [-0.6, 0.35]
+    aim = np.degrees(np.arctan2(-0.3, -0.5))
+    shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(aim), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
+                        b=jnp.asarray(0.0))
+    x = np.asarray(hit_features(jnp.asarray(np.stack([cue, first, other])), 0, shot, HUNGARIAN))
+    hit, nearer, cut, _, pin_across, pin_along = x[:6]
+    assert hit == 1 and nearer == 1 and abs(cut) < 1e-6
+    assert abs(pin_across) < 1e-6 and pin_along == pytest.approx(np.hypot(0.25, 0.15), abs=1e-6)
+    assert abs(x[10]) < 1e-6 and x[11] == pytest.approx(np.hypot(0.5, 0.3), abs=1e-6)   # the pin on the aim line
+    assert x[12] == pytest.approx(np.hypot(0.25, 0.15) - 2 * R, abs=1e-6)               # the way to the contact
+
+
+def test_a_half_ball_hit_sends_a_stunned_cue_ball_along_the_tangent_line():
+    # the first ball straight ahead at 0.4 m, hit half-ball (offset R): its line of centres is 30 degrees
+    # off the aim, and a cue ball without spin at the contact leaves at right angles to it (90 - 30 = 60
+    # degrees the other way); the other ball stands 0.5 m down that tangent line
+    c = np.asarray(HUNGARIAN.table.centre)
+    cue = c + [0.7, 0.3]
+    ghost = cue + [-0.4 + np.sqrt(3) * R, 0.0]
+    first = ghost + 2 * R * np.array([-np.cos(np.radians(30)), -np.sin(np.radians(30))])
+    tangent = np.array([-np.cos(np.radians(60)), np.sin(np.radians(60))])
+    other = ghost + 0.5 * tangent
+    layout = jnp.asarray(np.stack([cue, first, other]))
+    length = np.linalg.norm(ghost - cue)
+    stun = float(_stun_draw(length))   # the draw that wears off at the contact
+    shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(180.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
+                        b=jnp.asarray(stun))
+    x = np.asarray(hit_features(layout, 0, shot, HUNGARIAN))
+    assert x[0] == 1 and abs(x[2]) == pytest.approx(0.5, abs=1e-6) and abs(x[3]) < 1e-3
+    assert abs(x[8]) < 0.01 and x[9] == pytest.approx(0.5, abs=1e-3)   # the other ball on the cue ball's line
+
+
+def _stun_draw(length):
+    """The tip height at which a 2 m/s level strike's draw is gone after ``length`` (bisection)."""
+    lo, hi = -0.6, 0.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(0.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
+                            b=jnp.asarray(mid))
+        lo, hi = (mid, hi) if float(_spin_at_hit(shot, length, HUNGARIAN)[1]) < 0 else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def test_an_aim_that_meets_no_ball_has_no_hit():
+    c = np.asarray(HUNGARIAN.table.centre)
+    layout = jnp.asarray(np.stack([c + [0.5, 0.3], c + [0.25, 0.15], c + [-0.6, 0.35]]))
+    shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(45.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
+                        b=jnp.asarray(0.0))
+    x = np.asarray(hit_features(layout, 0, shot, HUNGARIAN))
+    assert np.all(x[:10] == 0) and x[12] == 0 and np.any(x[10:12] != 0)
+
+
+@pytest.mark.parametrize("b, length, spin", [
+    (0.0, 5.0, 1.0),     # a centre strike rolls long before 5 m
+    (0.2, 0.0, 0.5),     # at the strike: 5/2 b
+    (0.4, 1.0, 1.0),     # struck at 2/5 R the ball rolls from the start, and keeps rolling
+    (-0.3, 0.0, -0.75),  # draw
+])
+def test_the_spin_at_the_hit_starts_at_five_halves_b_and_ends_rolling(b, length, spin):
+    shot = physics.Shot(V0=jnp.asarray(3.0), phi=jnp.asarray(0.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
+                        b=jnp.asarray(b))
+    assert float(_spin_at_hit(shot, jnp.asarray(length), HUNGARIAN)[1]) == pytest.approx(spin, abs=1e-6)
 
 
 def test_correction_undoes_line_correction():
