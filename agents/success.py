@@ -157,9 +157,10 @@ def check_features(version) -> int:
 
 def _spin_at_hit(shot: physics.Shot, length, params: Params):
     """(ball speed after the strike, forward spin at the first hit as a fraction of rolling) of a
-    level strike whose ball slides ``length`` to its first ball: the tip at height b R gives
-    spin 5/2 b (TP A-30's speed gain, ``geometry.cue_speed_for``); sliding friction u_s g moves
-    the speed and the spin towards rolling, which is reached when the slip is gone."""
+    level strike whose ball travels ``length`` to its first ball: the tip at height b R starts it
+    with 5/2 b of rolling spin (the impulse's moment over the ball's inertia) at TP A-30's speed
+    (as ``geometry.cue_speed_for``); the cloth's sliding friction u_s g then moves speed and spin
+    towards rolling, which holds once the slip is gone."""
     ball, R = params.ball, params.ball.radius
     gain = (1.0 + params.cue.tip_restitution) / ball.mass / (
         1.0 / params.cue.mass + 1.0 / ball.mass + shot.b**2 * R**2 / ball.inertia)
