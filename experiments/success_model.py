@@ -58,20 +58,20 @@ grid could go) are in docs/agents.md section 3. The shipped three-cushion models
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
 
-and the Hungarian ones (``--discipline hungarian_1000``, an outcome-class head) by
+and the Hungarian ones (``--discipline hungarian_1000``, an outcome-class head, the second inputs) by
 
     python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \\
         --out results/he8k            # and --seed 8 --out results/he8k2, --seed N --out results/heN for N = 30 ... 43
-    python -m experiments.success_model train --head classes --epochs 8 --standardize --data results/he8k \\
-        results/he8k2 results/he30 ... results/he43 --out results/hec128
-    python -m experiments.success_model ship --out results/hec128   # -> agents/models/hungarian_1000.*
+    python -m experiments.success_model train --features 2 --head classes --epochs 8 --standardize \\
+        --data results/he8k results/he8k2 results/he30 ... results/he43 --out results/hec128v2
+    python -m experiments.success_model ship --out results/hec128v2   # -> agents/models/hungarian_1000.*
     python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \\
         --noise 1 --seed 21 --out results/hn21                      # and --seed 23 --out results/hn23
-    python -m experiments.success_model train --head classes --epochs 4 --lr 5e-4 --standardize \\
-        --data results/hn21 results/hn23 --init results/hec128 --out results/hcft128
-    python -m experiments.success_model ship --out results/hcft128  # -> agents/models/hungarian_1000_noise1.*
+    python -m experiments.success_model train --features 2 --head classes --epochs 4 --lr 5e-4 --standardize \\
+        --data results/hn21 results/hn23 --init results/hec128v2 --out results/hcft128v2
+    python -m experiments.success_model ship --out results/hcft128v2  # -> agents/models/hungarian_1000_noise1.*
     python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \\
-        --out results/hcft128
+        --out results/hcft128v2
     python -m experiments.success_model room --discipline hungarian_1000 --noise 1 --layouts 512 --trials 32 \\
         --out results/room
 """

@@ -34,7 +34,7 @@ from experiments.success_model import main as success_model_main
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
 HUNGARIAN_LAYOUTS = 131072  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
-HUNGARIAN_FEATURES = 1  # the version of the shipped Hungarian models' inputs
+HUNGARIAN_FEATURES = 2  # the version of the shipped Hungarian models' inputs
 FEATURES = FEATURE_VERSIONS[1]  # the inputs of the made-up models below
 
 
@@ -167,7 +167,7 @@ def test_the_policy_plays_legal_shots_without_simulating(discipline, noise):
     candidates, best = agent.candidates(game, states, params, keys)
     assert np.shape(candidates.V0) == (4, 144)
     top = np.argmax(np.asarray(ratings(agent.net, states, candidates, best, params, None, agent.target,
-                                       agent.outcomes)), -1)
+                                       agent.outcomes, agent.features)), -1)
     np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(candidates.phi)[np.arange(4), top])
     # No loop in the decision: the simulation is an event loop (a while primitive); the plan is not.
     plan = jax.make_jaxpr(lambda s, k: agent.plan_batch(game, s, params, k))(states, keys)
