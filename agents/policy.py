@@ -22,10 +22,10 @@ Shipped models (``experiments.success_model``, whose docstring has the commands;
 three_cushion (exact play: 65.0 % of the experiment's 200 fresh layouts scored, 65.5 % of
 ``experiments.evaluate``'s 600), three_cushion_noise1 (30.5 % and 35.8 % under the standard
 noise; both on the match table's calibrated physics; inputs of version 1), hungarian_1000 (exact
-play: 29.6 net points per shot over ``experiments.evaluate``'s 2,000 layouts of seeds 0-9) and
-hungarian_1000_noise1 (27.1 net points per shot [25.6, 28.6] under the standard noise over those
-2,000, 22.65 on seed 0's 200, the geometric agent 12.75 there; 1.3 ms per decision), both on
-inputs of version 2 (``agents.success.hit_features``).
+play: 33.8 net points per shot over ``experiments.evaluate``'s 2,000 layouts of seeds 0-9) and
+hungarian_1000_noise1 (28.7 net points per shot [27.1, 30.2] under the standard noise over those
+2,000, 29.85 on seed 0's 200, the geometric agent 12.75 there; 1.2 ms per decision), both on
+inputs of version 3 (``agents.success.hit_features`` with its first cushions).
 
     agent = PolicyAgent.for_discipline("three_cushion")
     shots = agent.plan_batch(rules, states, params, keys)

@@ -42,12 +42,12 @@ from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
 
-FEATURE_VERSIONS = {1: 28, 2: 41}
+FEATURE_VERSIONS = {1: 28, 2: 41, 3: 47}
 """Inputs per (layout, strike) pair of each version of the success model's input
 (``pair_features``). A version is added whenever a feature's meaning, order or scaling changes,
 and a model records the one it was trained on, so that it is always fed what it learned from.
 1: layout, strike and line-relative features; 2: those and what the hit makes of the strike
-(``hit_features``)."""
+(``hit_features``); 3: those and the same lines after their first cushion."""
 
 TARGETS = ("score", "net_points")
 """What a success model's output estimates: "score", the logit of P(the strike scores) (carom
@@ -181,8 +181,20 @@ def _across(direction, d):
     return direction[0] * d[1] - direction[1] * d[0]
 
 
-def hit_features(positions, cue_ball, shot: physics.Shot, params: Params) -> jax.Array:
-    """(13,) what the hit makes of a level strike, in the canonical frame and in metres (the
+def _first_cushion(p, d, reach):
+    """Where the ray p + t d (t > 0) first meets a cushion line (the box |x|, |y| <= ``reach`` of a
+    ball's centre, the canonical frame), and its direction reflected there as off a mirror."""
+    tx = (jnp.sign(d[0]) * reach[0] - p[0]) / jnp.where(jnp.abs(d[0]) > 1e-9, d[0], 1e-9)
+    ty = (jnp.sign(d[1]) * reach[1] - p[1]) / jnp.where(jnp.abs(d[1]) > 1e-9, d[1], 1e-9)
+    tx, ty = jnp.where(tx > 0, tx, jnp.inf), jnp.where(ty > 0, ty, jnp.inf)
+    t = jnp.minimum(tx, ty)
+    t = jnp.where(jnp.isfinite(t), t, 0.0)
+    flip = jnp.where(tx <= ty, jnp.array([-1.0, 1.0]), jnp.array([1.0, -1.0])).astype(d.dtype)
+    return p + t * d, d * flip
+
+
+def hit_features(positions, cue_ball, shot: physics.Shot, params: Params, cushions: bool = False) -> jax.Array:
+    """(13,) or with ``cushions`` (19,): what the hit makes of a level strike, in the canonical frame and in metres (the
     Hungarian pin at the origin, docs/rules.md H-2.1): whether the aim line meets a ball, which
     (the nearer +1, the other -1), the hit's offset (the sine of the cut), the cue ball's forward
     spin when it gets there (``_spin_at_hit``), and where the pin and the other ball lie against
@@ -190,8 +202,11 @@ def hit_features(positions, cue_ball, shot: physics.Shot, params: Params) -> jax
     its departure (``geometry.departure``: the tangent line bent by the spin, the 30-degree rule
     when rolling), each as the offset across the line (in tenths of a metre, clipped to +-1 m) and
     the distance along it (clipped to +-3 m); the pin against the aim line itself; and how far the
-    cue ball travels to the hit. Straight lines, no cushions: they say where a carom, a pin or a
-    pin with a carom lies from the strike, which the grid's variations of speed and spin move."""
+    cue ball travels to the hit. Straight lines: they say where a carom, a pin or a pin with a
+    carom lies from the strike, which the grid's variations of speed and spin move. With
+    ``cushions``, the pin against the struck ball's line and the pin and the other ball against
+    the cue ball's line once each has come off the first cushion it reaches (``_first_cushion``:
+    a mirror, which a real cushion is not, docs/physics.md section 2)."""
     f = frame(positions, cue_ball, params)
     half = jnp.stack([params.table.length, params.table.width]) / 2
     C, O1, O2 = f.C * half, f.O1 * half, f.O2 * half
@@ -226,19 +241,26 @@ def hit_features(positions, cue_ball, shot: physics.Shot, params: Params) -> jax
     pin = jnp.zeros(2, C.dtype)
     struck, aim_pin = against(pin, struck_ball, n), against(pin, C, u)
     cue_pin, cue_other = against(pin, G, leave), against(other, G, leave)
-    return jnp.stack([hit, hit * jnp.where(nearer, 1.0, -1.0), hit * jnp.where(nearer, off1, off2) / (2 * R),
-                      hit * spin, hit * struck[0], hit * struck[1], hit * cue_pin[0], hit * cue_pin[1],
-                      hit * cue_other[0], hit * cue_other[1], aim_pin[0], aim_pin[1], hit * length]).astype(C.dtype)
+    out = [hit, hit * jnp.where(nearer, 1.0, -1.0), hit * jnp.where(nearer, off1, off2) / (2 * R),
+           hit * spin, hit * struck[0], hit * struck[1], hit * cue_pin[0], hit * cue_pin[1],
+           hit * cue_other[0], hit * cue_other[1], aim_pin[0], aim_pin[1], hit * length]
+    if cushions:
+        reach = half - R
+        (hs, ds), (hc, dc) = _first_cushion(struck_ball, n, reach), _first_cushion(G, leave, reach)
+        banked, cue_banked, other_banked = against(pin, hs, ds), against(pin, hc, dc), against(other, hc, dc)
+        out += [hit * banked[0], hit * banked[1], hit * cue_banked[0], hit * cue_banked[1],
+                hit * other_banked[0], hit * other_banked[1]]
+    return jnp.stack(out).astype(C.dtype)
 
 
 def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params, version: int = 1) -> jax.Array:
     """(FEATURE_VERSIONS[version],) the success model's input (one layout, one strike, the
     layout's best lines ``best``): layout, strike and line-relative features, and from version 2
-    on what the hit makes of the strike (``hit_features``)."""
+    on what the hit makes of the strike (``hit_features``, from version 3 with its first cushions)."""
     f = frame(positions, cue_ball, params)
     parts = [layout_features(f), strike_features(shot, f), line_features(shot, best, f)]
     if check_features(version) >= 2:
-        parts.append(hit_features(positions, cue_ball, shot, params))
+        parts.append(hit_features(positions, cue_ball, shot, params, cushions=version >= 3))
     return jnp.concatenate(parts)
 
 

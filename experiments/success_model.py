@@ -58,20 +58,20 @@ grid could go) are in docs/agents.md section 3. The shipped three-cushion models
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
 
-and the Hungarian ones (``--discipline hungarian_1000``, an outcome-class head, the second inputs) by
+and the Hungarian ones (``--discipline hungarian_1000``, an outcome-class head, the third inputs) by
 
     python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \\
         --out results/he8k            # and --seed 8 --out results/he8k2, --seed N --out results/heN for N = 30 ... 43
-    python -m experiments.success_model train --features 2 --head classes --epochs 8 --standardize \\
-        --data results/he8k results/he8k2 results/he30 ... results/he43 --out results/hec128v2
-    python -m experiments.success_model ship --out results/hec128v2   # -> agents/models/hungarian_1000.*
+    python -m experiments.success_model train --features 3 --head classes --epochs 8 --standardize \\
+        --data results/he8k results/he8k2 results/he30 ... results/he43 --out results/hec128v3
+    python -m experiments.success_model ship --out results/hec128v3   # -> agents/models/hungarian_1000.*
     python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \\
         --noise 1 --seed 21 --out results/hn21                      # and --seed 23 --out results/hn23
-    python -m experiments.success_model train --features 2 --head classes --epochs 4 --lr 5e-4 --standardize \\
-        --data results/hn21 results/hn23 --init results/hec128v2 --out results/hcft128v2
-    python -m experiments.success_model ship --out results/hcft128v2  # -> agents/models/hungarian_1000_noise1.*
+    python -m experiments.success_model train --features 3 --head classes --epochs 4 --lr 5e-4 --standardize \\
+        --data results/hn21 results/hn23 --init results/hec128v3 --out results/hcft128v3
+    python -m experiments.success_model ship --out results/hcft128v3  # -> agents/models/hungarian_1000_noise1.*
     python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \\
-        --out results/hcft128v2
+        --out results/hcft128v3
     python -m experiments.success_model room --discipline hungarian_1000 --noise 1 --layouts 512 --trials 32 \\
         --out results/room
 """
@@ -190,7 +190,8 @@ def success_dataset(data, params, features: int = 1):
     feats = jax.jit(jax.vmap(jax.vmap(lambda p, c, s, b: pair_features(p, c, s, _lines(b), params, features),
                                       (None, None, 0, None))))
     X = np.concatenate([np.asarray(feats(data["positions"][i:i + 256], data["cue"][i:i + 256],
-                                         shot_from_array(data["shots"][i:i + 256]), data["best"][i:i + 256]))
+                                         shot_from_array(data["shots"][i:i + 256]), data["best"][i:i + 256]),
+                                   np.float32)  # the networks compute in float32; half the memory
                         for i in range(0, len(data["cue"]), 256)])
     return X.reshape(-1, X.shape[-1]), data["scored"].reshape(-1).astype(np.float32)
 
@@ -697,7 +698,8 @@ def main(argv=None):
     ap.add_argument("--features", type=int, choices=sorted(FEATURE_VERSIONS), default=1,
                     help="train: the version of the success model's inputs (agents.success.FEATURE_VERSIONS): 1, "
                          "layout, strike and line-relative features; 2, those and what the hit makes of the strike "
-                         "(agents.success.hit_features; the shipped Hungarian models)")
+                         "(agents.success.hit_features); 3, those lines also after their first cushion (the shipped "
+                         "Hungarian models)")
     ap.add_argument("--head", choices=("mean", "classes"), default="mean",
                     help="train (net points models): 'mean', one output fitted to the plays' mean net points by "
                          "squared error; 'classes', a softmax over the outcomes (OUTCOMES) fitted to the fraction "

@@ -34,7 +34,7 @@ from experiments.success_model import main as success_model_main
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
 
 HUNGARIAN_LAYOUTS = 131072  # the exact model's training layouts (the noise model: those and 16384 noisy ones)
-HUNGARIAN_FEATURES = 2  # the version of the shipped Hungarian models' inputs
+HUNGARIAN_FEATURES = 3  # the version of the shipped Hungarian models' inputs
 FEATURES = FEATURE_VERSIONS[1]  # the inputs of the made-up models below
 
 
@@ -99,7 +99,7 @@ def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
 
 
 @pytest.mark.parametrize("changes, complaint", [
-    (dict(features=3), r"features is 3, this build reads input versions \[1, 2\]"),
+    (dict(features=4), r"features is 4, this build reads input versions \[1, 2, 3\]"),
     (dict(inputs=FEATURE_VERSIONS[2]), f"inputs is {FEATURE_VERSIONS[2]}, this build needs {FEATURE_VERSIONS[1]}"),
     (dict(discipline="hungarian_1000"), "discipline is 'hungarian_1000', this build needs 'three_cushion'"),
     (dict(proposal=dict(kind="line_grid", seeds=24)), "proposal is"),

@@ -41,8 +41,8 @@ def test_features_are_the_same_for_every_mirror_image(version):
 
 
 def test_an_unknown_input_version_is_refused():
-    with pytest.raises(ValueError, match=r"input version must be one of \[1, 2\]; got 3"):
-        pair_features(LAYOUT, 0, SHOT, BEST, PARAMS, 3)
+    with pytest.raises(ValueError, match=r"input version must be one of \[1, 2, 3\]; got 4"):
+        pair_features(LAYOUT, 0, SHOT, BEST, PARAMS, 4)
 
 
 HUNGARIAN = physics.default_params("hungarian")
@@ -123,3 +123,21 @@ def test_correction_undoes_line_correction():
     back = correction(line, line_correction(line, SHOT, f), f)
     for name in ("V0", "phi", "a", "b"):
         np.testing.assert_allclose(getattr(back, name), getattr(SHOT, name), atol=1e-9)
+
+
+
+def test_a_struck_ball_banked_into_the_pin_lies_on_its_line_after_the_cushion():
+    # the first ball sent at 45 degrees into a long cushion, from where its mirror line runs through
+    # the pin (the table's centre): it meets the cushion line (a ball's reach) at (r, r), r the reach
+    reach = float(HUNGARIAN.table.width) / 2 - R
+    c = np.asarray(HUNGARIAN.table.centre)
+    first = np.array([2 * reach - 0.2, 0.2])
+    cue, other = first + [0.3, -0.3], np.array([-0.6, 0.3])
+    shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(135.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
+                        b=jnp.asarray(0.0))
+    x = np.asarray(hit_features(jnp.asarray(np.stack([cue, first, other]) + c), 0, shot, HUNGARIAN, cushions=True))
+    assert x.shape == (19,) and x[0] == 1 and abs(x[2]) < 1e-6
+    assert abs(x[4]) > 1.0                                              # the straight line misses the pin
+    assert abs(x[13]) < 1e-6 and x[14] == pytest.approx(np.sqrt(2) * reach, abs=1e-6)   # the banked one meets it
+    np.testing.assert_array_equal(x[:13], np.asarray(hit_features(jnp.asarray(np.stack([cue, first, other]) + c), 0,
+                                                                  shot, HUNGARIAN)))
