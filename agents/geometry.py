@@ -229,12 +229,18 @@ def object_balls(cue):
     return jnp.asarray([[1, 2], [0, 2], [0, 1]], jnp.int32)[cue]
 
 
+def strike_gain(params, b):
+    """The ball's speed per unit of cue speed from a level, centre-line strike at tip offset b
+    (fraction of R): 2M/(M+m) for a centre hit (TP A-30), less as the offset turns some of the
+    impulse into spin."""
+    m, M, R = params.ball.mass, params.cue.mass, params.ball.radius
+    return (1.0 + params.cue.tip_restitution) / m / (1.0 / M + 1.0 / m + b**2 * R**2 / params.ball.inertia)
+
+
 def cue_speed_for(ball_speed, params, b):
     """Cue speed V0 that gives a level, centre-line cue ball (offset b) the rolling speed
-    ``ball_speed``: the strike gives 2M/(M+m) V0 (TP A-30), rolling keeps 5/7 of it."""
-    m, M, R = params.ball.mass, params.cue.mass, params.ball.radius
-    gain = (1.0 + params.cue.tip_restitution) / m / (1.0 / M + 1.0 / m + b**2 * R**2 / params.ball.inertia)
-    return ball_speed / (gain * 5.0 / 7.0)
+    ``ball_speed``: the strike gives ``strike_gain`` V0, rolling keeps 5/7 of it."""
+    return ball_speed / (strike_gain(params, b) * 5.0 / 7.0)
 
 
 def _travel(v_end, length):
@@ -249,7 +255,7 @@ def _clear(a, b, obstacles, radius):
     return jnp.all(jnp.where(jnp.isnan(d), jnp.inf, d) >= radius, axis=-1)
 
 
-def _cross(u, v):
+def cross(u, v):
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
@@ -332,7 +338,7 @@ def _rolling_contacts(O1, Q, C, cell1, spin, v_contact, rank, lo, size, R, u_s, 
         start = G + _slide_offset(arrive, centres, spin[:, None], v_contact[:, None], u_s, g)
         want, _ = _unit(Q[:, None] - start)
         ok = (cos_cut > jnp.cos(jnp.radians(MAX_CUT_DEG))) & (jnp.sum(dep_u * want, -1) > 0)
-        return _cross(dep_u, want), ok, cos_cut
+        return cross(dep_u, want), ok, cos_cut
 
     G = O1[:, None] + ring[None]  # (n, P+1, 2)
     e, ok, cos_cut = error(G)

@@ -156,29 +156,21 @@ def check_features(version) -> int:
 
 
 def _spin_at_hit(shot: physics.Shot, length, params: Params):
-    """(ball speed after the strike, forward spin at the first hit as a fraction of rolling) of a
-    level strike whose ball travels ``length`` to its first ball: the tip at height b R starts it
-    with 5/2 b of rolling spin (the impulse's moment over the ball's inertia) at TP A-30's speed
-    (as ``geometry.cue_speed_for``); the cloth's sliding friction u_s g then moves speed and spin
-    towards rolling, which holds once the slip is gone."""
-    ball, R = params.ball, params.ball.radius
-    gain = (1.0 + params.cue.tip_restitution) / ball.mass / (
-        1.0 / params.cue.mass + 1.0 / ball.mass + shot.b**2 * R**2 / ball.inertia)
-    v0 = gain * shot.V0
+    """The forward spin, as a fraction of rolling, at the first hit of a level strike whose ball
+    travels ``length`` to its first ball: the tip at height b R starts it with 5/2 b of rolling
+    spin (the impulse's moment over the ball's inertia) at ``geometry.strike_gain`` times the cue
+    speed; the cloth's sliding friction u_s g then moves speed and spin towards rolling, which
+    holds once the slip is gone."""
+    v0 = geometry.strike_gain(params, shot.b) * shot.V0
     s0 = 2.5 * shot.b
-    a = ball.u_s * params.g
+    a = params.ball.u_s * params.g
     sense = jnp.sign(1.0 - s0)  # +1: the ball slides forward (less spin than rolling), it slows
     t_roll = jnp.abs(1.0 - s0) * v0 / (3.5 * a)
     slowing = (v0 - jnp.sqrt(jnp.maximum(v0**2 - 2.0 * a * length, 0.0))) / a
     t = jnp.where(sense > 0, slowing, length / jnp.maximum(v0, 1e-6))
     v = jnp.maximum(v0 - a * sense * t, 1e-3)
     spin = jnp.where(t >= t_roll, 1.0, (s0 * v0 + 2.5 * a * sense * t) / v)
-    return v0, jnp.clip(spin, -3.0, 3.0)
-
-
-def _across(direction, d):
-    """The offset of ``d`` across the unit ``direction`` (positive to its left)."""
-    return direction[0] * d[1] - direction[1] * d[0]
+    return jnp.clip(spin, -3.0, 3.0)
 
 
 def _first_cushion(p, d, reach):
@@ -193,21 +185,20 @@ def _first_cushion(p, d, reach):
     return p + t * d, d * flip
 
 
-def hit_features(positions, cue_ball, shot: physics.Shot, params: Params, cushions: bool = False) -> jax.Array:
-    """(13,) or with ``cushions`` (19,): what the hit makes of a level strike, in the canonical frame and in metres (the
-    Hungarian pin at the origin, docs/rules.md H-2.1): whether the aim line meets a ball, which
-    (the nearer +1, the other -1), the hit's offset (the sine of the cut), the cue ball's forward
-    spin when it gets there (``_spin_at_hit``), and where the pin and the other ball lie against
-    the lines the balls then take: the struck ball along the line of centres, the cue ball along
-    its departure (``geometry.departure``: the tangent line bent by the spin, the 30-degree rule
-    when rolling), each as the offset across the line (in tenths of a metre, clipped to +-1 m) and
-    the distance along it (clipped to +-3 m); the pin against the aim line itself; and how far the
-    cue ball travels to the hit. Straight lines: they say where a carom, a pin or a pin with a
-    carom lies from the strike, which the grid's variations of speed and spin move. With
-    ``cushions``, the pin against the struck ball's line and the pin and the other ball against
-    the cue ball's line once each has come off the first cushion it reaches (``_first_cushion``:
-    a mirror, which a real cushion is not, docs/physics.md section 2)."""
-    f = frame(positions, cue_ball, params)
+def hit_features(shot: physics.Shot, f: Frame, params: Params, cushions: bool = False) -> jax.Array:
+    """(13,) or with ``cushions`` (19,): what the hit makes of a level strike, in the layout's
+    canonical frame ``f`` and in metres (the Hungarian pin at the origin, docs/rules.md H-2.1):
+    whether the aim line meets a ball, which (the nearer +1, the other -1), the hit's offset (the
+    sine of the cut), the cue ball's forward spin when it gets there (``_spin_at_hit``), and where
+    the pin and the other ball lie against the lines the balls then take: the struck ball along the
+    line of centres, the cue ball along its departure (``geometry.departure``: the tangent line bent
+    by the spin, the 30-degree rule when rolling), each as the offset across the line (in tenths of
+    a metre, clipped to +-1 m) and the distance along it (clipped to +-3 m); the pin against the
+    aim line itself; and how far the cue ball travels to the hit. Straight lines: they say where a
+    carom, a pin or a pin with a carom lies from the strike, which the grid's variations of speed
+    and spin move. With ``cushions``, the pin against the struck ball's line and the pin and the
+    other ball against the cue ball's line once each has come off the first cushion it reaches
+    (``_first_cushion``: a mirror, which a real cushion is not, docs/physics.md section 2)."""
     half = jnp.stack([params.table.length, params.table.width]) / 2
     C, O1, O2 = f.C * half, f.O1 * half, f.O2 * half
     R = params.ball.radius
@@ -217,7 +208,7 @@ def hit_features(positions, cue_ball, shot: physics.Shot, params: Params, cushio
 
     def meets(ball):  # (meets, distance to the contact, offset of the ball across the aim line)
         d = ball - C
-        along, across = d @ u, _across(u, d)
+        along, across = d @ u, geometry.cross(u, d)
         ok = (along > 0) & (jnp.abs(across) < 2 * R)
         return ok, jnp.where(ok, along - jnp.sqrt(jnp.maximum(4 * R * R - across**2, 0.0)), jnp.inf), across
 
@@ -230,13 +221,13 @@ def hit_features(positions, cue_ball, shot: physics.Shot, params: Params, cushio
     G = C + u * length  # the cue ball at the contact (the ghost ball)
     n = struck_ball - G
     n = n / jnp.maximum(jnp.linalg.norm(n), 1e-9)
-    _, spin = _spin_at_hit(s, length, params)
+    spin = _spin_at_hit(s, length, params)
     leave = geometry.departure(u, n, spin)
     leave = leave / jnp.maximum(jnp.linalg.norm(leave), 1e-9)
 
     def against(p, start, direction):
         d = p - start
-        return jnp.clip(_across(direction, d) / 0.1, -10.0, 10.0), jnp.clip(d @ direction, -3.0, 3.0)
+        return jnp.clip(geometry.cross(direction, d) / 0.1, -10.0, 10.0), jnp.clip(d @ direction, -3.0, 3.0)
 
     pin = jnp.zeros(2, C.dtype)
     struck, aim_pin = against(pin, struck_ball, n), against(pin, C, u)
@@ -260,7 +251,7 @@ def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params,
     f = frame(positions, cue_ball, params)
     parts = [layout_features(f), strike_features(shot, f), line_features(shot, best, f)]
     if check_features(version) >= 2:
-        parts.append(hit_features(positions, cue_ball, shot, params, cushions=version >= 3))
+        parts.append(hit_features(shot, f, params, cushions=version >= 3))
     return jnp.concatenate(parts)
 
 

@@ -56,7 +56,7 @@ def test_a_full_hit_at_the_pin_lies_on_the_struck_balls_line():
     aim = np.degrees(np.arctan2(-0.3, -0.5))
     shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(aim), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
                         b=jnp.asarray(0.0))
-    x = np.asarray(hit_features(jnp.asarray(np.stack([cue, first, other])), 0, shot, HUNGARIAN))
+    x = np.asarray(hit_features(shot, frame(jnp.asarray(np.stack([cue, first, other])), 0, HUNGARIAN), HUNGARIAN))
     hit, nearer, cut, _, pin_across, pin_along = x[:6]
     assert hit == 1 and nearer == 1 and abs(cut) < 1e-6
     assert abs(pin_across) < 1e-6 and pin_along == pytest.approx(np.hypot(0.25, 0.15), abs=1e-6)
@@ -79,7 +79,7 @@ def test_a_half_ball_hit_sends_a_stunned_cue_ball_along_the_tangent_line():
     stun = float(_stun_draw(length))   # the draw that wears off at the contact
     shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(180.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
                         b=jnp.asarray(stun))
-    x = np.asarray(hit_features(layout, 0, shot, HUNGARIAN))
+    x = np.asarray(hit_features(shot, frame(layout, 0, HUNGARIAN), HUNGARIAN))
     assert x[0] == 1 and abs(x[2]) == pytest.approx(0.5, abs=1e-6) and abs(x[3]) < 1e-3
     assert abs(x[8]) < 0.01 and x[9] == pytest.approx(0.5, abs=1e-3)   # the other ball on the cue ball's line
 
@@ -91,7 +91,7 @@ def _stun_draw(length):
         mid = 0.5 * (lo + hi)
         shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(0.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
                             b=jnp.asarray(mid))
-        lo, hi = (mid, hi) if float(_spin_at_hit(shot, length, HUNGARIAN)[1]) < 0 else (lo, mid)
+        lo, hi = (mid, hi) if float(_spin_at_hit(shot, length, HUNGARIAN)) < 0 else (lo, mid)
     return 0.5 * (lo + hi)
 
 
@@ -100,7 +100,7 @@ def test_an_aim_that_meets_no_ball_has_no_hit():
     layout = jnp.asarray(np.stack([c + [0.5, 0.3], c + [0.25, 0.15], c + [-0.6, 0.35]]))
     shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(45.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
                         b=jnp.asarray(0.0))
-    x = np.asarray(hit_features(layout, 0, shot, HUNGARIAN))
+    x = np.asarray(hit_features(shot, frame(layout, 0, HUNGARIAN), HUNGARIAN))
     assert np.all(x[:10] == 0) and x[12] == 0 and np.any(x[10:12] != 0)
 
 
@@ -113,7 +113,7 @@ def test_an_aim_that_meets_no_ball_has_no_hit():
 def test_the_spin_at_the_hit_starts_at_five_halves_b_and_ends_rolling(b, length, spin):
     shot = physics.Shot(V0=jnp.asarray(3.0), phi=jnp.asarray(0.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
                         b=jnp.asarray(b))
-    assert float(_spin_at_hit(shot, jnp.asarray(length), HUNGARIAN)[1]) == pytest.approx(spin, abs=1e-6)
+    assert float(_spin_at_hit(shot, jnp.asarray(length), HUNGARIAN)) == pytest.approx(spin, abs=1e-6)
 
 
 def test_correction_undoes_line_correction():
@@ -135,9 +135,9 @@ def test_a_struck_ball_banked_into_the_pin_lies_on_its_line_after_the_cushion():
     cue, other = first + [0.3, -0.3], np.array([-0.6, 0.3])
     shot = physics.Shot(V0=jnp.asarray(2.0), phi=jnp.asarray(135.0), theta=jnp.asarray(0.0), a=jnp.asarray(0.0),
                         b=jnp.asarray(0.0))
-    x = np.asarray(hit_features(jnp.asarray(np.stack([cue, first, other]) + c), 0, shot, HUNGARIAN, cushions=True))
+    f = frame(jnp.asarray(np.stack([cue, first, other]) + c), 0, HUNGARIAN)
+    x = np.asarray(hit_features(shot, f, HUNGARIAN, cushions=True))
     assert x.shape == (19,) and x[0] == 1 and abs(x[2]) < 1e-6
     assert abs(x[4]) > 1.0                                              # the straight line misses the pin
     assert abs(x[13]) < 1e-6 and x[14] == pytest.approx(np.sqrt(2) * reach, abs=1e-6)   # the banked one meets it
-    np.testing.assert_array_equal(x[:13], np.asarray(hit_features(jnp.asarray(np.stack([cue, first, other]) + c), 0,
-                                                                  shot, HUNGARIAN)))
+    np.testing.assert_array_equal(x[:13], np.asarray(hit_features(shot, f, HUNGARIAN)))
