@@ -120,21 +120,13 @@ def test_every_clause_id_cited_is_an_entry_of_docs_rules_md(texts, clauses):
     assert not bad
 
 
-def test_every_physics_section_cited_exists(texts, sections):
-    bad = {path: sorted(unknown_numbers(text, PHYSICS_SECTION, sections)) for path, text in texts.items()
-           if unknown_numbers(text, PHYSICS_SECTION, sections)}
-    assert not bad
-
-
-def test_every_agents_section_cited_exists(texts, agent_sections):
-    bad = {path: sorted(unknown_numbers(text, AGENTS_SECTION, agent_sections)) for path, text in texts.items()
-           if unknown_numbers(text, AGENTS_SECTION, agent_sections)}
-    assert not bad
-
-
-def test_every_design_contract_cited_exists(texts, contracts):
-    bad = {path: sorted(unknown_numbers(text, DESIGN_CONTRACT, contracts)) for path, text in texts.items()
-           if unknown_numbers(text, DESIGN_CONTRACT, contracts)}
+@pytest.mark.parametrize("pattern, known", [
+    (PHYSICS_SECTION, "sections"), (AGENTS_SECTION, "agent_sections"), (DESIGN_CONTRACT, "contracts"),
+], ids=["physics section", "agents section", "design contract"])
+def test_every_numbered_section_or_contract_cited_exists(texts, request, pattern, known):
+    numbers_known = request.getfixturevalue(known)
+    bad = {path: sorted(unknown_numbers(text, pattern, numbers_known)) for path, text in texts.items()
+           if unknown_numbers(text, pattern, numbers_known)}
     assert not bad
 
 
