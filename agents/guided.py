@@ -110,13 +110,14 @@ import physics
 from physics.params import Params
 from agents.policy import MODELS_DIR, SEEDS, load_model
 from agents.search import SearchAgent, SearchConfig, best_lines
-from agents.success import GRID, check_features, check_outcomes, check_target, line_grid, ratings
+from agents.success import AIMS, GRID, aimed, check_aims, check_features, check_outcomes, check_target, line_grid, \
+    ratings
 from rules import GameState, Rules
 
 TRIALS = 8  # noisy plays per candidate under noise, both rounds
 MAX_PARENTS = 16
 BUDGETS = tuple(2 ** n for n in range(8, 17))  # simulated shots per decision: 256 ... 65536
-GRID_STRIKES = SEEDS * len(GRID)  # the strikes the model rates (the first variation is the line itself)
+GRID_STRIKES = SEEDS * len(GRID)  # the strikes of the grid (the first variation is the line itself)
 
 
 def guided_config(shots: int, noise: float, **options) -> SearchConfig:
@@ -166,6 +167,8 @@ class GuidedAgent(SearchAgent):
         self.target = check_target((meta or {}).get("target", "score"))  # what the model's output estimates
         self.outcomes = check_outcomes((meta or {}).get("outcomes"), self.target)
         self.features = check_features((meta or {}).get("features", 1))  # the version of the model's inputs
+        self.aims = check_aims(((meta or {}).get("proposal") or {}).get("aims", AIMS))  # the grid's aim offsets
+        self.rated = GRID_STRIKES * len(self.aims)  # the strikes the model rates
 
     @classmethod
     def for_discipline(cls, discipline: str, noise: float = 0.0, shots: int = 1024, explore: float = 0.25,
@@ -186,13 +189,13 @@ class GuidedAgent(SearchAgent):
     def split(self) -> tuple[int, int]:
         """(from the grid, exploring) numbers of proposed strikes (the screen's, or round 1's)."""
         n = self.config.proposed
-        grid = min(GRID_STRIKES, n - int(round(self.explore * n)))
+        grid = min(self.rated, n - int(round(self.explore * n)))
         return grid, n - grid
 
     def budget(self) -> str:
         """What a decision costs: strikes rated, and the search's simulated shots."""
         grid, explore = self.split()
-        return f"{GRID_STRIKES} strikes rated, {grid} + {explore} explored: {self.config.describe()}"
+        return f"{self.rated} strikes rated, {grid} + {explore} explored: {self.config.describe()}"
 
     def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         """(S, candidates): the grid strikes the model rates highest, then exploring ones."""
@@ -200,7 +203,8 @@ class GuidedAgent(SearchAgent):
         parts = []
         if grid:
             best = best_lines(rules, states, params, SEEDS, self.rolling)
-            parts.append(_top_strikes(self.net, states, line_grid(best, params), best, params, grid, self.target,
+            parts.append(_top_strikes(self.net, states, aimed(line_grid(best, params), self.aims), best, params, grid,
+                                      self.target,
                                       self.outcomes, self.features))
         if explore:
             search = SearchAgent(self.config, candidates=explore, refine_parents=0, screen=0)

@@ -38,7 +38,8 @@ import os
 import rules
 from agents.learned import read_sidecar
 from agents.success import (
-    FEATURE_VERSIONS, GRID, SuccessAgent, check_features, check_outcomes, check_target, read_layers, save_layers,
+    AIMS, FEATURE_VERSIONS, GRID, SuccessAgent, check_aims, check_features, check_outcomes, check_target, read_layers,
+    save_layers,
 )
 
 SIDECAR_FORMAT = "carom-billiards success model"
@@ -47,10 +48,16 @@ MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 SEEDS = 12  # best geometric lines the grid varies (the proposal the shipped models were trained on)
 
 
-def proposal_entry(rolling: bool, seeds: int = SEEDS) -> dict:
+def proposal_entry(rolling: bool, seeds: int = SEEDS, aims=AIMS) -> dict:
     """The sidecar's description of the strikes a model ranks (compared on load): the grid of
-    ``seeds`` best lines, found with or without the rolling model (``agents.geometric.lines_batch``)."""
-    return dict(kind="line_grid", seeds=seeds, grid=[list(g) for g in GRID], rolling=bool(rolling))
+    ``seeds`` best lines, found with or without the rolling model (``agents.geometric.lines_batch``),
+    each strike at the aim offsets ``aims`` (``agents.success.aimed``; written only when it is more
+    than the lines' own aim, so the sidecars from before it read as they were)."""
+    entry = dict(kind="line_grid", seeds=seeds, grid=[list(g) for g in GRID], rolling=bool(rolling))
+    aims = check_aims(aims)
+    if aims != AIMS:
+        entry["aims"] = list(aims)
+    return entry
 
 
 def target_for(discipline: str) -> str:
@@ -96,12 +103,13 @@ def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ..
 
 
 def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, target: str = "score",
-               outcomes=None, features: int = 1, **meta) -> tuple[str, str]:
+               outcomes=None, features: int = 1, aims=AIMS, **meta) -> tuple[str, str]:
     """Write ``net`` ([(W, b), ...]) ranking the grid of lines found with or without ``rolling``,
     for play under execution noise of scale ``noise``, its output of the kind ``target``
     (``agents.success.TARGETS``; ``outcomes``: the class values of an outcome-class head,
     ``agents.success.net_rating``), its input of version ``features``
-    (``agents.success.FEATURE_VERSIONS``), and its sidecar (``meta``: training data, commands,
+    (``agents.success.FEATURE_VERSIONS``), the grid's aim offsets ``aims``, and its sidecar (``meta``: training
+    data, commands,
     figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
@@ -109,7 +117,7 @@ def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 
     features = check_features(features)
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=features,
                    inputs=FEATURE_VERSIONS[features], discipline=discipline, target=check_target(target),
-                   plays_for=float(noise), proposal=proposal_entry(rolling), sizes=sizes, **meta)
+                   plays_for=float(noise), proposal=proposal_entry(rolling, aims=aims), sizes=sizes, **meta)
     outcomes = check_outcomes(outcomes, target)
     if outcomes is not None:  # only written for a class head: the sidecars of mean heads stay as they were
         sidecar["outcomes"] = list(outcomes)
@@ -130,14 +138,19 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
     npz_path, json_path = model_paths(discipline, folder, scale)
     meta = read_sidecar("success model", (npz_path, "layers", "a model is a .npz"), json_path, SIDECAR_FORMAT,
                         SIDECAR_VERSION)
-    rolling = meta.get("proposal", {}).get("rolling") if isinstance(meta.get("proposal"), dict) else None
+    proposal = meta.get("proposal") if isinstance(meta.get("proposal"), dict) else {}
+    rolling = proposal.get("rolling")
+    try:
+        aims = check_aims(proposal.get("aims", AIMS))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{json_path}: proposal aims: {e}") from None
     meta.setdefault("target", "score")  # the sidecars from before the Hungarian model: success models
     features = meta.get("features")
     if features not in FEATURE_VERSIONS:
         raise ValueError(f"{json_path}: features is {features!r}, this build reads input versions "
                          f"{sorted(FEATURE_VERSIONS)} (retrain with experiments.success_model)")
     expected = dict(inputs=FEATURE_VERSIONS[features], discipline=discipline, target=target_for(discipline),
-                    plays_for=scale, proposal=proposal_entry(rolling if isinstance(rolling, bool) else True))
+                    plays_for=scale, proposal=proposal_entry(rolling if isinstance(rolling, bool) else True, aims=aims))
     for key, value in expected.items():
         if meta.get(key) != value:
             raise ValueError(f"{json_path}: {key} is {meta.get(key)!r}, this build needs {value!r} "
@@ -156,7 +169,8 @@ class PolicyAgent(SuccessAgent):
 
     def __init__(self, net, discipline: str, meta: dict):
         super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"], target=meta["target"],
-                         outcomes=meta.get("outcomes"), features=meta.get("features", 1))
+                         outcomes=meta.get("outcomes"), features=meta.get("features", 1),
+                         aims=meta["proposal"].get("aims", AIMS))
         self.discipline = discipline
         self.meta = meta
 

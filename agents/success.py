@@ -349,6 +349,45 @@ def line_grid(best, params: Params) -> physics.Shot:
     return clip_shot(shots, params)
 
 
+AIMS = (0.0,)
+"""Aim offsets (degrees) at which the policy plays each grid strike: the grid's own aim alone."""
+
+
+def check_aims(aims) -> tuple[float, ...]:
+    """``aims`` as a tuple of distinct finite floats (degrees), 0 among them; ValueError otherwise."""
+    values = tuple(float(v) for v in aims)
+    if not values or 0.0 not in values or len(set(values)) != len(values) or not all(
+            np.isfinite(v) and abs(v) <= 10.0 for v in values):
+        raise ValueError(f"aims: distinct aim offsets in degrees within +-10, 0 among them; got {list(aims)!r}")
+    return values
+
+
+def aimed(shots: physics.Shot, aims) -> physics.Shot:
+    """(S, N * len(aims)) each strike of ``shots`` (S, N) played at every aim offset of ``aims``
+    (degrees from its own aim) in turn: the grid varies speed and spin along each line, this
+    varies the line itself, which a cut into the pin or a thin carom is most sensitive to."""
+    aims = check_aims(aims)
+    if aims == AIMS:
+        return shots
+    k = len(aims)
+
+    def each(v):
+        return jnp.repeat(v, k, -1)
+
+    offsets = jnp.tile(jnp.asarray(aims, shots.phi.dtype), shots.phi.shape[-1])
+    return physics.Shot(V0=each(shots.V0), phi=each(shots.phi) + offsets, theta=each(shots.theta), a=each(shots.a),
+                        b=each(shots.b))
+
+
+def aim_jitter(shots: physics.Shot, aims, key) -> physics.Shot:
+    """(S, N) each strike of ``shots`` at one offset of ``aims`` drawn at random (uniformly): the
+    training data of a model that ranks the ``aimed`` grid, at the grid's cost in simulated shots."""
+    aims = check_aims(aims)
+    pick = jax.random.randint(key, jnp.shape(shots.phi), 0, len(aims))
+    return physics.Shot(V0=shots.V0, phi=shots.phi + jnp.asarray(aims, shots.phi.dtype)[pick], theta=shots.theta,
+                        a=shots.a, b=shots.b)
+
+
 def seeded_line(cfg: SearchConfig) -> jax.Array:
     """(N,) int: the geometric line (rank) each proposed strike perturbs, -1 for random ones
     (``agents.search.candidate_lines`` with ``cfg.seeds`` lines)."""
@@ -432,12 +471,14 @@ class SuccessAgent(Planner):
     """Plays the proposed strike (or best geometric line) the success model rates highest: most
     likely to score, or worth the most net points (``target``, one of ``TARGETS``; ``outcomes``:
     the class values of an outcome-class head, ``net_rating``; ``features``: the version of the
-    inputs it was trained on, ``FEATURE_VERSIONS``)."""
+    inputs it was trained on, ``FEATURE_VERSIONS``; ``aims``: with ``grid``, the aim offsets at
+    which every grid strike is ranked, ``aimed``)."""
 
     name = "success"
 
     def __init__(self, net, candidates: int = 1024, seeds: int = 12, grid: bool = False, noise: float = 0.0,
-                 samples: int = 0, rolling: bool = True, target: str = "score", outcomes=None, features: int = 1):
+                 samples: int = 0, rolling: bool = True, target: str = "score", outcomes=None, features: int = 1,
+                 aims=AIMS):
         self.net = net
         self.features = check_features(features)
         inputs = int(np.shape(net[0][0])[0])
@@ -451,6 +492,7 @@ class SuccessAgent(Planner):
             raise ValueError(f"the network has {width} outputs; a {target!r} model needs "
                              + ("one" if self.outcomes is None else f"{len(self.outcomes)}, one per outcome class"))
         self.grid = grid  # rank the grid of line variations (``line_grid``) instead of the search's proposal
+        self.aims = check_aims(aims)  # grid: each strike at every one of these aim offsets (``aimed``)
         self.rolling = rolling  # grid: lines with the rolling model (``agents.geometric.lines_batch``)
         self.config = SearchConfig(candidates=candidates, seeds=seeds, refine_parents=0)
         self.noise = noise  # the execution noise the choice allows for: the model averaged over
@@ -459,7 +501,7 @@ class SuccessAgent(Planner):
     def budget(self) -> str:
         """What a decision costs: strikes ranked, none simulated."""
         seeds = self.config.seeds
-        ranked = seeds * (len(GRID) + 1) if self.grid else self.config.candidates + seeds
+        ranked = seeds * (len(GRID) * len(self.aims) + 1) if self.grid else self.config.candidates + seeds
         draws = f" x {self.samples} noise draws" if self.samples > 1 else ""
         return f"no simulation: {ranked} strikes ranked{draws}"
 
@@ -468,7 +510,7 @@ class SuccessAgent(Planner):
         the search's proposal, followed by the lines themselves (``with_lines``)."""
         if self.grid:  # no random draw: the grid is fixed by the lines
             best = best_lines(rules, states, params, self.config.seeds, self.rolling)
-            shots = line_grid(best, params)
+            shots = aimed(line_grid(best, params), self.aims)
         else:
             shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
         return with_lines(shots, best), best

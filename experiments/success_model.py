@@ -99,9 +99,9 @@ from agents.base import index_tree
 from agents.policy import MODELS_DIR, PolicyAgent, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
 from agents.success import (
-    FEATURE_VERSIONS, NET_UNIT, ClonedAgent, SuccessAgent, check_features, check_outcomes, ensemble, frame,
-    line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init, net_rating, pair_features, proposal,
-    ratings, seeded_line,
+    AIMS, FEATURE_VERSIONS, NET_UNIT, ClonedAgent, SuccessAgent, aim_jitter, check_aims, check_features, check_outcomes,
+    ensemble, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init, net_rating,
+    pair_features, proposal, ratings, seeded_line,
 )
 from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
@@ -155,6 +155,8 @@ def generate(args):
         if args.grid:
             best = best_lines(game, states, params, cfg.seeds, args.rolling)
             shots = line_grid(best, params)
+            if args.aims != AIMS:  # one aim offset per strike, drawn: the policy ranks every offset
+                shots = aim_jitter(shots, args.aims, jax.random.fold_in(k, 3))
         else:
             shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
@@ -168,7 +170,7 @@ def generate(args):
     os.makedirs(args.out, exist_ok=True)
     np.savez_compressed(os.path.join(args.out, "data.npz"), **data)
     _write_json(args.out, "generate.json", dict(command=args.command, layouts=args.layouts, trials=args.trials,
-                                                noise=args.noise, rolling=args.rolling,
+                                                noise=args.noise, rolling=args.rolling, aims=list(args.aims),
                                                 strikes=int(data["scored"].size), discipline=args.discipline,
                                                 target=target))
     mean = data["scored"].mean()
@@ -333,7 +335,7 @@ def load_data(folders: list[str]):
     """(data, generate.json of the first folder): the layouts of every folder in turn; ValueError
     unless they were made alike (discipline, target, proposal, lines)."""
     made = [_read_json(f, "generate.json") for f in folders]
-    kinds = {(made_for(m), m.get("rolling", True), m.get("trials", 1)) for m in made}
+    kinds = {(made_for(m), m.get("rolling", True), m.get("trials", 1), tuple(m.get("aims", AIMS))) for m in made}
     parts = [dict(np.load(os.path.join(f, "data.npz"))) for f in folders]
     if len(kinds) > 1 or len({bool(p.get("grid", False)) for p in parts}) > 1:
         raise ValueError(f"--data: the folders {folders} hold data of different kinds; train on one kind at a time")
@@ -395,6 +397,10 @@ def train(args):
         if start.get("features", 1) != features:
             raise ValueError(f"--init {args.init}: that model takes inputs of version {start.get('features', 1)}, "
                              f"this run fits version {features} (--features)")
+        if tuple(start.get("aims", AIMS)) != tuple(made.get("aims", AIMS)):
+            raise ValueError(f"--init {args.init}: that model ranks the grid at the aim offsets "
+                             f"{start.get('aims', AIMS)}, "
+                             f"this run's data at {made.get('aims', AIMS)} (generate --aims)")
     loss = losses(target, args.head)
     if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
         mean, std = X.mean(0), X.std(0) + 1e-6
@@ -409,6 +415,7 @@ def train(args):
                        positives=float(np.mean(train_part["scored"])),
                        seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
                        val_top1_scored=top, val_any_scored=oracle, head=args.head, features=features,
+                       aims=list(made.get("aims", AIMS)),
                        **({} if outcomes is None else dict(outcomes=list(outcomes), off_class=off_class)))
     print("A:", report["A"], flush=True)
 
@@ -489,7 +496,8 @@ def evaluate(args):
         agents.append((ClonedAgent(nets["cloned"], seeds=SEEDS), n))
     if args.grid:
         agents.append((SuccessAgent(nets["success"], seeds=SEEDS, grid=True, noise=args.noise, samples=args.samples,
-                                    rolling=args.rolling, target=target, outcomes=outcomes, features=features), 8))
+                                    rolling=args.rolling, target=target, outcomes=outcomes, features=features,
+                                    aims=trained.get("aims", AIMS)), 8))
     else:
         agents += [(SuccessAgent(nets["success"], candidates=c, seeds=SEEDS, target=target, outcomes=outcomes,
                                  features=features), 8) for c in args.rank]
@@ -601,10 +609,10 @@ def merge(args):
         raise ValueError(f"merge: --members needs two run folders or more, got {members}")
     runs = [_read_json(m, "train.json")["A"] for m in members]
     kinds = {(r["discipline"], r["target"], r.get("head", "mean"), tuple(r.get("outcomes") or ()), r["rolling"],
-              r.get("features", 1)) for r in runs}
+              r.get("features", 1), tuple(r.get("aims", AIMS))) for r in runs}
     if len(kinds) > 1:
         raise ValueError(f"merge: the members {members} differ in (discipline, target, head, outcomes, rolling, "
-                         f"input version): {sorted(kinds)}; only models of one kind can be averaged")
+                         f"input version, aims): {sorted(kinds)}; only models of one kind can be averaged")
     nets = [_read_nets(m)["success"] for m in members]
     net = ensemble(nets)
     first = runs[0]
@@ -624,6 +632,7 @@ def merge(args):
     top, best = check(net)
     report = dict(command=args.command, members=list(members), discipline=first["discipline"],
                   target=first["target"], rolling=first["rolling"], head=first.get("head", "mean"), features=features,
+                  aims=list(first.get("aims", AIMS)),
                   val_top1_scored=top, val_any_scored=best, members_val_top1_scored=[check(n)[0] for n in nets],
                   **({} if outcomes is None else dict(outcomes=list(outcomes))))
     print("merged:", report, flush=True)
@@ -665,10 +674,19 @@ def ship(args):
     noise = made["noise"] if args.plays_for is None else args.plays_for
     paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
                        outcomes=trained.get("outcomes"), features=trained.get("features", 1),
+                       aims=trained.get("aims", made.get("aims", AIMS)),
                        training=dict(layouts=sum(d["layouts"] for d in data), data=data,
                                      validation_top1=trained["val_top1_scored"]), commands=commands,
                        **({"note": args.note} if args.note else {}))
     print("wrote", *paths)
+
+
+def aims_arg(text: str) -> tuple[float, ...]:
+    """``--aims``: comma-separated aim offsets in degrees (``agents.success.check_aims``)."""
+    try:
+        return check_aims([float(v) for v in text.split(",")])
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main(argv=None):
@@ -685,6 +703,10 @@ def main(argv=None):
                     help="evaluate: numbers of proposed strikes the success model ranks")
     ap.add_argument("--grid", action="store_true",
                     help="generate, evaluate: the grid of line variations (agents.success.line_grid) as proposal")
+    ap.add_argument("--aims", type=aims_arg, default=AIMS, metavar="DEG,DEG,...",
+                    help="generate (--grid): aim offsets in degrees, 0 among them; each grid strike is played at one "
+                         "of them drawn at random, and the shipped model ranks the grid at every one "
+                         "(agents.success.aimed; default: 0, the lines' own aims)")
     ap.add_argument("--trials", type=int, default=1,
                     help="generate: plays of each strike (under --noise), more than 1 gives soft labels; room: "
                          "plays of each strike, an even number")

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import physics
 from agents import SearchAgent
 from agents.base import index_tree, shot_array
 from agents.guided import BUDGETS, GuidedAgent, guided_config
@@ -22,8 +23,8 @@ from agents.policy import (
 )
 from agents.search import best_lines
 from agents.success import (
-    FEATURE_VERSIONS, SuccessAgent, chances, check_outcomes, ensemble, line_grid, mlp_apply, mlp_init,
-    net_rating, noise_draws, ratings, with_lines,
+    AIMS, FEATURE_VERSIONS, SuccessAgent, aim_jitter, aimed, chances, check_aims, check_outcomes, ensemble, line_grid,
+    mlp_apply, mlp_init, net_rating, noise_draws, ratings, with_lines,
 )
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (
@@ -361,15 +362,17 @@ def test_an_ensemble_outputs_the_mean_of_its_members():
         ensemble([members[0], mlp_init(jax.random.PRNGKey(3), [5, 4, 7])])
 
 
-def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4, features=1, init=None):
+def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4, features=1, init=None, aims=None):
     """A run folder trained (one epoch, width 8) on random Hungarian grid data of its own, on inputs
-    of version ``features``, from the run ``init`` if given."""
+    of version ``features``, from the run ``init`` if given; ``aims``: the data's aim offsets (its
+    generate.json has none without them, as data from before them)."""
     rng = np.random.default_rng(seed)
     data = tmp_path / f"data_{name}"
     data.mkdir()
     (data / "generate.json").write_text(json.dumps(dict(
         command=f"python -m experiments.success_model generate --seed {seed}", layouts=layouts, trials=1,
-        noise=0.0, rolling=True, strikes=layouts * strikes, discipline="hungarian_1000", target="net_points")))
+        noise=0.0, rolling=True, strikes=layouts * strikes, discipline="hungarian_1000", target="net_points",
+        **({} if aims is None else dict(aims=list(aims))))))
     values = rng.choice(np.asarray(OUTCOMES, np.int16), (layouts, strikes, 1))
     np.savez(data / "data.npz", positions=rng.uniform(0.2, 0.8, (layouts, 3, 2)), cue=np.zeros(layouts, np.int32),
              shots=rng.uniform(0.1, 1.0, (layouts, strikes, 5)), scored=(values[..., 0] / 100).astype(np.float32),
@@ -406,7 +409,7 @@ def test_merge_refuses_a_single_run_and_runs_of_different_kinds(tmp_path):
     a, mean = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "m", 1, head="mean")
     with pytest.raises(ValueError, match="--members needs two run folders or more"):
         success_model_main(["merge", "--members", a, "--out", str(tmp_path / "out")])
-    with pytest.raises(ValueError, match=r"differ in \(discipline, target, head, outcomes, rolling, input version\)"):
+    with pytest.raises(ValueError, match=r"differ in \(discipline, target, head, outcomes, rolling, input version, aims\)"):
         success_model_main(["merge", "--members", a, mean, "--out", str(tmp_path / "out")])
     hits = _hungarian_run(tmp_path, "h", 2, features=2)
     with pytest.raises(ValueError, match="input version"):
@@ -518,3 +521,71 @@ def test_without_exploration_every_candidate_is_a_grid_strike_the_model_rates_hi
     for s in range(2):
         rows = [int(np.flatnonzero(np.all(strikes[s] == c, -1))[0]) for c in candidates[s]]  # each is a grid strike
         np.testing.assert_array_equal(rated[s, rows], np.sort(rated[s])[::-1][:16])  # the 16 rated highest, best first
+
+
+AIMED = (0.0, -0.5, 0.5, -1.0, 1.0)
+
+
+def test_the_aimed_grid_plays_every_strike_at_each_aim_offset_in_turn():
+    rng = np.random.default_rng(4)
+    shots = physics.Shot(*(jnp.asarray(rng.uniform(0.1, 1.0, (2, 3))) for _ in range(5)))
+    out = aimed(shots, AIMED)
+    assert np.shape(out.phi) == (2, 15)
+    phi = np.asarray(out.phi).reshape(2, 3, 5)
+    np.testing.assert_allclose(phi - np.asarray(shots.phi)[..., None], np.broadcast_to(AIMED, (2, 3, 5)), atol=1e-12)
+    for field in ("V0", "theta", "a", "b"):  # everything but the aim as the strike it varies
+        np.testing.assert_array_equal(np.asarray(getattr(out, field)).reshape(2, 3, 5),
+                                      np.repeat(np.asarray(getattr(shots, field))[..., None], 5, -1))
+    assert aimed(shots, AIMS) is shots  # the lines' own aim: the grid as it was
+
+
+def test_aim_jitter_moves_each_strike_by_one_offset_drawn_per_key():
+    shots = physics.Shot(V0=jnp.full((64, 132), 2.0), phi=jnp.full((64, 132), 30.0), theta=jnp.zeros((64, 132)),
+                         a=jnp.zeros((64, 132)), b=jnp.zeros((64, 132)))
+    key = jax.random.PRNGKey(5)
+    moved = np.asarray(aim_jitter(shots, AIMED, key).phi) - 30.0
+    assert set(np.round(moved, 9).ravel()) == set(AIMED)  # every offset drawn, nothing else
+    counts = np.array([np.isclose(moved, a).mean() for a in AIMED])
+    np.testing.assert_allclose(counts, 0.2, atol=0.02)  # uniformly (8,448 draws: sd 0.004)
+    np.testing.assert_array_equal(np.asarray(aim_jitter(shots, AIMED, key).phi), moved + 30.0)
+    assert not np.array_equal(np.asarray(aim_jitter(shots, AIMED, jax.random.PRNGKey(6)).phi), moved + 30.0)
+    np.testing.assert_array_equal(np.asarray(aim_jitter(shots, AIMED, key).V0), 2.0)
+
+
+@pytest.mark.parametrize("aims", [(0.5, -0.5), (0.0, 0.5, 0.5), (0.0, float("nan")), (0.0, 12.0), ()])
+def test_aim_offsets_without_zero_repeated_or_out_of_range_are_refused(aims):
+    with pytest.raises(ValueError, match="aims: distinct aim offsets in degrees within \\+-10, 0 among them"):
+        check_aims(aims)
+
+
+def test_an_aimed_model_ships_its_offsets_ranks_the_aimed_grid_and_refuses_other_data(tmp_path):
+    run, models = _hungarian_run(tmp_path, "aimed", 0, aims=AIMED), str(tmp_path / "models")
+    assert json.loads((tmp_path / "aimed" / "train.json").read_text())["A"]["aims"] == list(AIMED)
+    with pytest.raises(ValueError, match="that model ranks the grid at the aim offsets"):
+        _hungarian_run(tmp_path, "plain", 1, init=run)  # fine-tuning on data of the lines' own aims
+    plain = _hungarian_run(tmp_path, "plain2", 2)
+    with pytest.raises(ValueError, match="aims"):
+        success_model_main(["merge", "--members", run, plain, "--out", str(tmp_path / "merged")])
+    success_model_main(["ship", "--out", run, "--models", models])
+    net, meta = load_model("hungarian_1000", models)
+    assert meta["proposal"]["aims"] == list(AIMED)
+    agent = PolicyAgent(net, "hungarian_1000", meta)
+    assert agent.aims == AIMED and agent.budget() == f"no simulation: {12 * (11 * 5 + 1)} strikes ranked"
+    game, params = setup("hungarian_1000")
+    states = index_tree(layouts("hungarian_1000", 12, 11), slice(0, 2))
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    candidates, best = agent.candidates(game, states, params, keys)
+    expected = with_lines(aimed(line_grid(best, params), AIMED), best)
+    np.testing.assert_array_equal(np.asarray(shot_array(candidates)), np.asarray(shot_array(expected)))
+    assert_playable(agent.plan_batch(game, states, params, keys), params)
+    npz, sidecar = model_paths("hungarian_1000", models)
+    meta["proposal"]["aims"] = [0.5]
+    with open(sidecar, "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    with pytest.raises(ValueError, match="hungarian_1000.json: proposal aims: aims: distinct aim offsets"):
+        load_model("hungarian_1000", models)
+
+
+def test_the_aims_option_of_generate_is_checked_before_any_work():
+    with pytest.raises(SystemExit):
+        success_model_main(["generate", "--grid", "--aims", "0.5,1", "--layouts", "1"])
