@@ -409,7 +409,8 @@ def test_merge_refuses_a_single_run_and_runs_of_different_kinds(tmp_path):
     a, mean = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "m", 1, head="mean")
     with pytest.raises(ValueError, match="--members needs two run folders or more"):
         success_model_main(["merge", "--members", a, "--out", str(tmp_path / "out")])
-    with pytest.raises(ValueError, match=r"differ in \(discipline, target, head, outcomes, rolling, input version, aims\)"):
+    kinds = r"differ in \(discipline, target, head, outcomes, rolling, input version, aims\)"
+    with pytest.raises(ValueError, match=kinds):
         success_model_main(["merge", "--members", a, mean, "--out", str(tmp_path / "out")])
     hits = _hungarian_run(tmp_path, "h", 2, features=2)
     with pytest.raises(ValueError, match="input version"):
