@@ -9,7 +9,9 @@ the best geometric lines plus random strikes, ``agents.search``) but never simul
   and plays the one rated highest. The proposal is either
   the search's (N strikes) or, better, a fixed grid of variations of the 12 best lines
   (``line_grid``: speed, draw/follow and side spin changed, the aim kept), whose strikes score
-  about three times as often and so teach the model more per simulated shot.
+  about three times as often and so teach the model more per simulated shot; ``aimed`` plays
+  every grid strike at a few aim offsets too, for a model trained on strikes so moved
+  (``aim_jitter``; the sidecar's proposal names the offsets, the symmetric sets keep the mirrors).
 * ``ClonedAgent`` (behaviour cloning of a search's choices) scores each of the layout's best
   geometric lines with an MLP (which line the search would have chosen) and adds the strike's
   learned correction to that line (speed factor, aim, tip offset).

@@ -5,8 +5,9 @@ Six stages, each reading the previous one's files under ``--out`` (``room`` read
 
 * ``generate``: random legal layouts (``agents.layouts.random_states``) of ``--discipline`` on its
   own table, ``--candidates`` strikes each from the search's proposal (``agents.success.proposal``)
-  or, with ``--grid``, the grid of variations of the best lines (``agents.success.line_grid``);
-  every strike played ``--trials`` times under ``--noise`` (the pin simulated as the search does,
+  or, with ``--grid``, the grid of variations of the best lines (``agents.success.line_grid``;
+  ``--aims``: each of its strikes at one of these aim offsets, drawn, ``agents.success.aim_jitter``,
+  for a model that ranks the grid at every offset, ``agents.success.aimed``); every strike played ``--trials`` times under ``--noise`` (the pin simulated as the search does,
   ``agents.search.play_candidates``) and judged by the referee -> ``data.npz`` (layouts, strikes,
   the label, best lines). The label depends on the discipline's target kind
   (``agents.policy.target_for``): "score", whether the strike scored, or with several plays the
@@ -397,10 +398,6 @@ def train(args):
         if start.get("features", 1) != features:
             raise ValueError(f"--init {args.init}: that model takes inputs of version {start.get('features', 1)}, "
                              f"this run fits version {features} (--features)")
-        if tuple(start.get("aims", AIMS)) != tuple(made.get("aims", AIMS)):
-            raise ValueError(f"--init {args.init}: that model ranks the grid at the aim offsets "
-                             f"{start.get('aims', AIMS)}, "
-                             f"this run's data at {made.get('aims', AIMS)} (generate --aims)")
     loss = losses(target, args.head)
     if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
         mean, std = X.mean(0), X.std(0) + 1e-6

@@ -559,12 +559,12 @@ def test_aim_offsets_without_zero_repeated_or_out_of_range_are_refused(aims):
         check_aims(aims)
 
 
-def test_an_aimed_model_ships_its_offsets_ranks_the_aimed_grid_and_refuses_other_data(tmp_path):
+def test_an_aimed_model_ships_its_offsets_and_ranks_the_aimed_grid(tmp_path):
     run, models = _hungarian_run(tmp_path, "aimed", 0, aims=AIMED), str(tmp_path / "models")
     assert json.loads((tmp_path / "aimed" / "train.json").read_text())["A"]["aims"] == list(AIMED)
-    with pytest.raises(ValueError, match="that model ranks the grid at the aim offsets"):
-        _hungarian_run(tmp_path, "plain", 1, init=run)  # fine-tuning on data of the lines' own aims
-    plain = _hungarian_run(tmp_path, "plain2", 2)
+    plain = _hungarian_run(tmp_path, "plain", 2)
+    _hungarian_run(tmp_path, "tuned", 1, init=plain, aims=AIMED)  # a plain model fine-tuned on aimed data ranks
+    assert json.loads((tmp_path / "tuned" / "train.json").read_text())["A"]["aims"] == list(AIMED)  # as its data
     with pytest.raises(ValueError, match="aims"):
         success_model_main(["merge", "--members", run, plain, "--out", str(tmp_path / "merged")])
     success_model_main(["ship", "--out", run, "--models", models])
