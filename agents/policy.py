@@ -23,8 +23,9 @@ three_cushion (exact play: 65.0 % of the experiment's 200 fresh layouts scored, 
 ``experiments.evaluate``'s 600), three_cushion_noise1 (30.5 % and 35.8 % under the standard
 noise; both on the match table's calibrated physics; inputs of version 1), hungarian_1000 (exact
 play: 33.8 net points per shot over ``experiments.evaluate``'s 2,000 layouts of seeds 0-9) and
-hungarian_1000_noise1 (28.7 net points per shot [27.1, 30.2] under the standard noise over those
-2,000, 29.85 on seed 0's 200, the geometric agent 12.75 there; 1.2 ms per decision), both on
+hungarian_1000_noise1 (31.4 net points per shot under the standard noise over the 1,000 layouts of
+seeds 0-4, 32.05 on seed 0's 200, the geometric agent 12.75 there; 4.4 ms per decision; it ranks
+the grid at seven aims, docs/agents.md section 3.5), both on
 inputs of version 3 (``agents.success.hit_features`` with its first cushions).
 
     agent = PolicyAgent.for_discipline("three_cushion")
@@ -138,7 +139,8 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
     npz_path, json_path = model_paths(discipline, folder, scale)
     meta = read_sidecar("success model", (npz_path, "layers", "a model is a .npz"), json_path, SIDECAR_FORMAT,
                         SIDECAR_VERSION)
-    proposal = meta.get("proposal") if isinstance(meta.get("proposal"), dict) else {}
+    found = meta.get("proposal")
+    proposal: dict = found if isinstance(found, dict) else {}
     rolling = proposal.get("rolling")
     try:
         aims = check_aims(proposal.get("aims", AIMS))

@@ -376,8 +376,9 @@ def aimed(shots: physics.Shot, aims) -> physics.Shot:
     def each(v):
         return jnp.repeat(v, k, -1)
 
-    offsets = jnp.tile(jnp.asarray(aims, shots.phi.dtype), shots.phi.shape[-1])
-    return physics.Shot(V0=each(shots.V0), phi=each(shots.phi) + offsets, theta=each(shots.theta), a=each(shots.a),
+    phi = jnp.asarray(shots.phi)
+    offsets = jnp.tile(jnp.asarray(aims, phi.dtype), phi.shape[-1])
+    return physics.Shot(V0=each(shots.V0), phi=each(phi) + offsets, theta=each(shots.theta), a=each(shots.a),
                         b=each(shots.b))
 
 
@@ -386,7 +387,8 @@ def aim_jitter(shots: physics.Shot, aims, key) -> physics.Shot:
     training data of a model that ranks the ``aimed`` grid, at the grid's cost in simulated shots."""
     aims = check_aims(aims)
     pick = jax.random.randint(key, jnp.shape(shots.phi), 0, len(aims))
-    return physics.Shot(V0=shots.V0, phi=shots.phi + jnp.asarray(aims, shots.phi.dtype)[pick], theta=shots.theta,
+    phi = jnp.asarray(shots.phi)
+    return physics.Shot(V0=shots.V0, phi=phi + jnp.asarray(aims, phi.dtype)[pick], theta=shots.theta,
                         a=shots.a, b=shots.b)
 
 

@@ -7,7 +7,8 @@ Six stages, each reading the previous one's files under ``--out`` (``room`` read
   own table, ``--candidates`` strikes each from the search's proposal (``agents.success.proposal``)
   or, with ``--grid``, the grid of variations of the best lines (``agents.success.line_grid``;
   ``--aims``: each of its strikes at one of these aim offsets, drawn, ``agents.success.aim_jitter``,
-  for a model that ranks the grid at every offset, ``agents.success.aimed``); every strike played ``--trials`` times under ``--noise`` (the pin simulated as the search does,
+  for a model that ranks the grid at every offset, ``agents.success.aimed``); every strike played
+  ``--trials`` times under ``--noise`` (the pin simulated as the search does,
   ``agents.search.play_candidates``) and judged by the referee -> ``data.npz`` (layouts, strikes,
   the label, best lines). The label depends on the discipline's target kind
   (``agents.policy.target_for``): "score", whether the strike scored, or with several plays the
