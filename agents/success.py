@@ -44,12 +44,13 @@ from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
 
-FEATURE_VERSIONS = {1: 28, 2: 41, 3: 47}
+FEATURE_VERSIONS = {1: 28, 2: 41, 3: 47, 4: 57}
 """Inputs per (layout, strike) pair of each version of the success model's input
 (``pair_features``). A version is added whenever a feature's meaning, order or scaling changes,
 and a model records the one it was trained on, so that it is always fed what it learned from.
 1: layout, strike and line-relative features; 2: those and what the hit makes of the strike
-(``hit_features``); 3: those and the same lines after their first cushion."""
+(``hit_features``); 3: those and the same lines after their first cushion; 4: those and the cue
+ball's path on through several cushions (``path_features``: where three-cushion's points lie)."""
 
 TARGETS = ("score", "net_points")
 """What a success model's output estimates: "score", the logit of P(the strike scores) (carom
@@ -187,7 +188,58 @@ def _first_cushion(p, d, reach):
     return p + t * d, d * flip
 
 
-def hit_features(shot: physics.Shot, f: Frame, params: Params, cushions: bool = False) -> jax.Array:
+PATH_CUSHIONS = 6
+"""Cushions ``path_features`` follows a path through (segments 0 to 6)."""
+THREE = 3  # three-cushion's cushions before the second ball (docs/rules.md C-3.1)
+
+
+def _path(p, d, reach):
+    """The mirror path from p along the unit direction d through ``PATH_CUSHIONS`` cushions: the
+    segments' starts (S, 2), directions (S, 2), lengths (S,) and the length travelled before each."""
+    def bounce(carry, _):
+        q, e = carry
+        q2, e2 = _first_cushion(q, e, reach)
+        return (q2, e2), (q, e, jnp.linalg.norm(q2 - q))
+    _, (starts, dirs, lengths) = jax.lax.scan(bounce, (p, d), None, length=PATH_CUSHIONS + 1)
+    return starts, dirs, lengths, jnp.cumsum(lengths) - lengths
+
+
+def _approach(ball, path, first: int, last: int):
+    """The closest the ball's centre comes to the path's segments first..last (cushions before
+    them): that distance, the segment's cushion count, the length travelled to it."""
+    starts, dirs, lengths, before = path
+    t = jnp.clip(jnp.sum((ball - starts) * dirs, -1), 0.0, lengths)
+    gap = jnp.linalg.norm(ball - starts - t[:, None] * dirs, axis=-1)
+    k = jnp.arange(PATH_CUSHIONS + 1)
+    gap = jnp.where((k >= first) & (k <= last), gap, jnp.inf)
+    j = jnp.argmin(gap)
+    return gap[j], j.astype(ball.dtype), before[j] + t[j]
+
+
+def path_features(C, u, G, leave, hit, struck_ball, other, reach) -> jax.Array:
+    """(10,) the cue ball's mirror path through several cushions (``_path``; a real cushion is no
+    mirror and spin bends a rebound, docs/physics.md section 2), for three-cushion's points, which
+    lie three cushions or more along it (docs/rules.md C-3.1). After a hit (``hit`` 1): the other
+    ball's closest approach to the departure line from the ghost ball ``G`` after three cushions or
+    more (the gap in tenths of a metre, clipped to 1 m, its cushion count over 6, the path length to
+    it in metres, clipped to 10) and before three (a hit too early: no point, or a kiss). Without a
+    hit (a cushion first): each object ball's closest approach to the aim line from the cue ball
+    ``C`` after one cushion or more, alike."""
+    def gap3(ball, path, first, last):
+        gap, k, length = _approach(ball, path, first, last)
+        return [jnp.minimum(gap / 0.1, 10.0), k / PATH_CUSHIONS, jnp.minimum(length, 10.0)]
+
+    after = _path(G, leave, reach)
+    late = gap3(other, after, THREE, PATH_CUSHIONS)
+    early = jnp.minimum(_approach(other, after, 0, THREE - 1)[0] / 0.1, 10.0)
+    bank = _path(C, u, reach)
+    banked = gap3(struck_ball, bank, 1, PATH_CUSHIONS) + gap3(other, bank, 1, PATH_CUSHIONS)
+    miss = 1.0 - hit
+    return jnp.stack([hit * v for v in late + [early]] + [miss * v for v in banked])
+
+
+def hit_features(shot: physics.Shot, f: Frame, params: Params, cushions: bool = False,
+                 paths: bool = False) -> jax.Array:
     """(13,) or with ``cushions`` (19,): what the hit makes of a level strike, in the layout's
     canonical frame ``f`` and in metres (the Hungarian pin at the origin, docs/rules.md H-2.1):
     whether the aim line meets a ball, which (the nearer +1, the other -1), the hit's offset (the
@@ -200,7 +252,9 @@ def hit_features(shot: physics.Shot, f: Frame, params: Params, cushions: bool = 
     carom, a pin or a pin with a carom lies from the strike, which the grid's variations of speed
     and spin move. With ``cushions``, the pin against the struck ball's line and the pin and the
     other ball against the cue ball's line once each has come off the first cushion it reaches
-    (``_first_cushion``: a mirror, which a real cushion is not, docs/physics.md section 2)."""
+    (``_first_cushion``: a mirror, which a real cushion is not, docs/physics.md section 2). With
+    ``paths`` ten more: the cue ball's path on through several cushions (``path_features``; without
+    a hit, the aim line's, measured against the nearer object ball and the other)."""
     half = jnp.stack([params.table.length, params.table.width]) / 2
     C, O1, O2 = f.C * half, f.O1 * half, f.O2 * half
     R = params.ball.radius
@@ -243,17 +297,21 @@ def hit_features(shot: physics.Shot, f: Frame, params: Params, cushions: bool = 
         banked, cue_banked, other_banked = against(pin, hs, ds), against(pin, hc, dc), against(other, hc, dc)
         out += [hit * banked[0], hit * banked[1], hit * cue_banked[0], hit * cue_banked[1],
                 hit * other_banked[0], hit * other_banked[1]]
-    return jnp.stack(out).astype(C.dtype)
+    out = jnp.stack(out)
+    if paths:  # without a hit, struck_ball is the nearer object ball (O1)
+        out = jnp.concatenate([out, path_features(C, u, G, leave, hit, struck_ball, other, half - R)])
+    return out.astype(C.dtype)
 
 
 def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params, version: int = 1) -> jax.Array:
     """(FEATURE_VERSIONS[version],) the success model's input (one layout, one strike, the
     layout's best lines ``best``): layout, strike and line-relative features, and from version 2
-    on what the hit makes of the strike (``hit_features``, from version 3 with its first cushions)."""
+    on what the hit makes of the strike (``hit_features``, from version 3 with its first cushions,
+    from version 4 with the cue ball's path through several)."""
     f = frame(positions, cue_ball, params)
     parts = [layout_features(f), strike_features(shot, f), line_features(shot, best, f)]
     if check_features(version) >= 2:
-        parts.append(hit_features(shot, f, params, cushions=version >= 3))
+        parts.append(hit_features(shot, f, params, cushions=version >= 3, paths=version >= 4))
     return jnp.concatenate(parts)
 
 

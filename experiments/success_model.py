@@ -719,7 +719,8 @@ def main(argv=None):
                     help="train: the version of the success model's inputs (agents.success.FEATURE_VERSIONS): 1, "
                          "layout, strike and line-relative features; 2, those and what the hit makes of the strike "
                          "(agents.success.hit_features); 3, those lines also after their first cushion (the shipped "
-                         "Hungarian models)")
+                         "Hungarian models); 4, those and the cue ball's path through several cushions "
+                         "(agents.success.path_features, for three-cushion)")
     ap.add_argument("--head", choices=("mean", "classes"), default="mean",
                     help="train (net points models): 'mean', one output fitted to the plays' mean net points by "
                          "squared error; 'classes', a softmax over the outcomes (OUTCOMES) fitted to the fraction "

@@ -102,7 +102,7 @@ def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
 
 
 @pytest.mark.parametrize("changes, complaint", [
-    (dict(features=4), r"features is 4, this build reads input versions \[1, 2, 3\]"),
+    (dict(features=5), r"features is 5, this build reads input versions \[1, 2, 3, 4\]"),
     (dict(inputs=FEATURE_VERSIONS[2]), f"inputs is {FEATURE_VERSIONS[2]}, this build needs {FEATURE_VERSIONS[1]}"),
     (dict(discipline="hungarian_1000"), "discipline is 'hungarian_1000', this build needs 'three_cushion'"),
     (dict(proposal=dict(kind="line_grid", seeds=24)), "proposal is"),

@@ -8,7 +8,8 @@ import physics
 import pytest
 
 from agents.success import (
-    FEATURE_VERSIONS, _spin_at_hit, canonical_shot, correction, frame, hit_features, line_correction, pair_features,
+    FEATURE_VERSIONS, PATH_CUSHIONS, _spin_at_hit, canonical_shot, correction, frame, hit_features, line_correction,
+    pair_features, path_features,
 )
 
 PARAMS = physics.default_params()
@@ -41,8 +42,8 @@ def test_features_are_the_same_for_every_mirror_image(version):
 
 
 def test_an_unknown_input_version_is_refused():
-    with pytest.raises(ValueError, match=r"input version must be one of \[1, 2, 3\]; got 4"):
-        pair_features(LAYOUT, 0, SHOT, BEST, PARAMS, 4)
+    with pytest.raises(ValueError, match=r"input version must be one of \[1, 2, 3, 4\]; got 5"):
+        pair_features(LAYOUT, 0, SHOT, BEST, PARAMS, 5)
 
 
 HUNGARIAN = physics.default_params("hungarian")
@@ -141,3 +142,31 @@ def test_a_struck_ball_banked_into_the_pin_lies_on_its_line_after_the_cushion():
     assert abs(x[4]) > 1.0                                              # the straight line misses the pin
     assert abs(x[13]) < 1e-6 and x[14] == pytest.approx(np.sqrt(2) * reach, abs=1e-6)   # the banked one meets it
     np.testing.assert_array_equal(x[:13], np.asarray(hit_features(shot, f, HUNGARIAN)))
+
+
+def fold(q, reach):
+    """The unfolded point q (a straight line's, through mirror images of the table) folded back
+    onto the table |x|, |y| <= reach, and the cushion lines crossed on the way (a triangle wave)."""
+    k = np.floor((q + reach) / (2 * reach))
+    r = (q + reach) - 2 * reach * k
+    back = np.where(k % 2 == 0, r, 2 * reach - r) - reach
+    return back, int(np.abs(k).sum())
+
+
+@pytest.mark.parametrize("travel", [3.1, 5.3, 7.9])
+def test_a_ball_on_the_cue_balls_unfolded_line_lies_on_its_path_after_that_many_cushions(travel):
+    # unfolded, a mirror path is straight: the ball placed where the line's point at `travel` folds
+    # back to lies on the path after the cushions the fold crossed, `travel` along it
+    reach = np.array([float(PARAMS.table.length), float(PARAMS.table.width)]) / 2 - float(PARAMS.ball.radius)
+    G, leave = np.array([0.4, 0.1]), np.array([np.cos(0.7), np.sin(0.7)])
+    ball, crossed = fold(G + travel * leave, reach)
+    assert 3 <= crossed <= PATH_CUSHIONS
+    far = np.array([-0.5, -0.45])  # the other object ball, off the departure's first segments
+    x = np.asarray(path_features(jnp.asarray(G), jnp.asarray(leave), jnp.asarray(G), jnp.asarray(leave),
+                                 jnp.asarray(1.0), jnp.asarray(far), jnp.asarray(ball), jnp.asarray(reach)))
+    assert x.shape == (10,)
+    assert x[0] == pytest.approx(0.0, abs=1e-6)                      # the gap
+    assert x[1] == pytest.approx(crossed / PATH_CUSHIONS)            # after that many cushions
+    assert x[2] == pytest.approx(travel, abs=1e-6)                   # that far along
+    assert x[3] > 0.5                                                # not met before three cushions
+    np.testing.assert_array_equal(x[4:], 0.0)                        # a hit: no cushion-first path
