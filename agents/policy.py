@@ -4,8 +4,9 @@
 for exact play) or, under execution noise, the model trained for the nearest noise scale
 (``<name>_noise1.npz``), with its sidecar (``.json``: format, version, the feature version of
 ``agents.success``, the discipline, the target kind, the noise it plays for, the proposal it
-ranks, the training data and the commands that produced it), and plays the line-grid strike the
-model rates highest (``agents.success.SuccessAgent`` with ``grid=True``): the best geometric
+ranks, the training data and the commands that produced it, and optionally ``noise_draws``: that
+many fixed draws of the noise each strike's rating is averaged over), and plays the line-grid
+strike the model rates highest (``agents.success.SuccessAgent`` with ``grid=True``): the best geometric
 lines, a fixed grid of their variations and one forward pass of the network, no physics. A file
 whose feature version, discipline, target kind or proposal differs from this build's is refused
 with a ValueError saying what differs.
@@ -35,6 +36,8 @@ from __future__ import annotations
 
 import json
 import os
+
+import numpy as np
 
 import rules
 from agents.learned import read_sidecar
@@ -103,15 +106,27 @@ def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ..
     return tuple(sorted(scales))
 
 
+def check_noise_draws(draws, noise: float) -> int:
+    """``draws`` as an int if it is a number of noise draws a model of execution noise ``noise`` can
+    be averaged over at decision time (``agents.success.noise_draws``): 0 (the strike as it is), or
+    an even number from 2 to 64 (antithetic pairs) where ``noise`` > 0; ValueError otherwise."""
+    ok = isinstance(draws, (int, np.integer)) and not isinstance(draws, bool) and (
+        draws == 0 or (noise > 0 and 2 <= draws <= 64 and draws % 2 == 0))
+    if not ok:
+        raise ValueError(f"noise_draws must be 0, or an even number from 2 to 64 for a model of execution noise "
+                         f"(this one plays for noise {noise:g}); got {draws!r}")
+    return int(draws)
+
+
 def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 0.0, target: str = "score",
-               outcomes=None, features: int = 1, aims=AIMS, **meta) -> tuple[str, str]:
+               outcomes=None, features: int = 1, aims=AIMS, noise_draws: int = 0, **meta) -> tuple[str, str]:
     """Write ``net`` ([(W, b), ...]) ranking the grid of lines found with or without ``rolling``,
     for play under execution noise of scale ``noise``, its output of the kind ``target``
     (``agents.success.TARGETS``; ``outcomes``: the class values of an outcome-class head,
     ``agents.success.net_rating``), its input of version ``features``
-    (``agents.success.FEATURE_VERSIONS``), the grid's aim offsets ``aims``, and its sidecar (``meta``: training
-    data, commands,
-    figures)."""
+    (``agents.success.FEATURE_VERSIONS``), the grid's aim offsets ``aims``, the noise draws each strike's
+    rating is averaged over at decision time (``check_noise_draws``; written only when there are
+    some), and its sidecar (``meta``: training data, commands, figures)."""
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
     sizes = save_layers(net, npz_path)
@@ -119,6 +134,8 @@ def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=features,
                    inputs=FEATURE_VERSIONS[features], discipline=discipline, target=check_target(target),
                    plays_for=float(noise), proposal=proposal_entry(rolling, aims=aims), sizes=sizes, **meta)
+    if check_noise_draws(noise_draws, noise):
+        sidecar["noise_draws"] = int(noise_draws)
     outcomes = check_outcomes(outcomes, target)
     if outcomes is not None:  # only written for a class head: the sidecars of mean heads stay as they were
         sidecar["outcomes"] = list(outcomes)
@@ -159,6 +176,7 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
                              f"(retrain with experiments.success_model)")
     try:
         check_outcomes(meta.get("outcomes"), meta["target"])
+        check_noise_draws(meta.get("noise_draws", 0), scale)
     except ValueError as e:
         raise ValueError(f"{json_path}: {e}") from None
     return read_layers(npz_path, meta.get("sizes")), meta
@@ -172,7 +190,8 @@ class PolicyAgent(SuccessAgent):
     def __init__(self, net, discipline: str, meta: dict):
         super().__init__(net, seeds=SEEDS, grid=True, rolling=meta["proposal"]["rolling"], target=meta["target"],
                          outcomes=meta.get("outcomes"), features=meta.get("features", 1),
-                         aims=meta["proposal"].get("aims", AIMS))
+                         aims=meta["proposal"].get("aims", AIMS), noise=meta["plays_for"],
+                         samples=meta.get("noise_draws", 0))
         self.discipline = discipline
         self.meta = meta
 
@@ -183,5 +202,5 @@ class PolicyAgent(SuccessAgent):
         return cls(net, discipline, meta)
 
 
-__all__ = ["PolicyAgent", "load_model", "save_model", "shipped_disciplines", "noise_variants", "model_paths",
-           "target_for"]
+__all__ = ["PolicyAgent", "check_noise_draws", "load_model", "save_model", "shipped_disciplines", "noise_variants",
+           "model_paths", "target_for"]

@@ -297,10 +297,10 @@ def hit_features(shot: physics.Shot, f: Frame, params: Params, cushions: bool = 
         banked, cue_banked, other_banked = against(pin, hs, ds), against(pin, hc, dc), against(other, hc, dc)
         out += [hit * banked[0], hit * banked[1], hit * cue_banked[0], hit * cue_banked[1],
                 hit * other_banked[0], hit * other_banked[1]]
-    out = jnp.stack(out)
+    lines = jnp.stack(out)
     if paths:  # without a hit, struck_ball is the nearer object ball (O1)
-        out = jnp.concatenate([out, path_features(C, u, G, leave, hit, struck_ball, other, half - R)])
-    return out.astype(C.dtype)
+        lines = jnp.concatenate([lines, path_features(C, u, G, leave, hit, struck_ball, other, half - R)])
+    return lines.astype(C.dtype)
 
 
 def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params, version: int = 1) -> jax.Array:

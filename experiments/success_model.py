@@ -673,6 +673,7 @@ def ship(args):
     paths = save_model(net, discipline, args.models, trained.get("rolling", made["rolling"]), noise, target=target,
                        outcomes=trained.get("outcomes"), features=trained.get("features", 1),
                        aims=trained.get("aims", made.get("aims", AIMS)),
+                       noise_draws=args.noise_draws,
                        training=dict(layouts=sum(d["layouts"] for d in data), data=data,
                                      validation_top1=trained["val_top1_scored"]), commands=commands,
                        **({"note": args.note} if args.note else {}))
@@ -737,6 +738,10 @@ def main(argv=None):
     ap.add_argument("--models", default=MODELS_DIR, help="ship, room: the folder of the shipped models")
     ap.add_argument("--plays-for", type=float, metavar="SCALE",
                     help="ship: the execution noise the model is shipped for (default: its data's noise)")
+    ap.add_argument("--noise-draws", type=int, default=0, metavar="N",
+                    help="ship: average each strike's rating over N fixed draws of the noise the model plays for "
+                         "(--plays-for) at decision time (agents.success.noise_draws: antithetic pairs, N even, "
+                         "2-64; 0, the default: the strike as it is)")
     ap.add_argument("--note", help="ship: a remark for the sidecar (e.g. how a model for exact play was made)")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--clone-epochs", type=int, default=60)

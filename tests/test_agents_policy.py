@@ -109,6 +109,8 @@ def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
     (dict(version=99), "sidecar version 99"),
     (dict(plays_for=1.0), "plays_for is 1.0, this build needs 0.0"),
     (dict(target="net_points"), "target is 'net_points', this build needs 'score'"),
+    (dict(noise_draws=16), r"noise_draws must be 0, or an even number from 2 to 64 for a model of execution noise "
+                           r"\(this one plays for noise 0\); got 16"),
 ])
 def test_a_model_made_for_other_inputs_is_refused(tmp_path, changes, complaint):
     folder = _copy_model(tmp_path, **changes)
@@ -442,6 +444,38 @@ def test_noise_draws_come_in_antithetic_pairs_of_the_standard_size():
     assert draws.shape == (16, 5)
     np.testing.assert_allclose(draws[:8], -draws[8:])
     np.testing.assert_allclose(np.asarray(noise_draws(params, 2.0, 16)), 2 * draws, rtol=1e-12)
+
+
+@pytest.mark.parametrize("draws", [3, 66, True, 2.0])
+def test_a_noise_model_with_an_odd_or_out_of_range_number_of_noise_draws_is_refused(tmp_path, draws):
+    folder = _copy_model(tmp_path, noise=1.0, plays_for=1.0, noise_draws=draws)
+    _copy_model(tmp_path)
+    with pytest.raises(ValueError, match=f"three_cushion_noise1.json: noise_draws must be 0, or an even number from "
+                                         f"2 to 64 .*; got {draws!r}"):
+        load_model("three_cushion", folder, 1.0)
+    net, _ = load_model("three_cushion", folder)
+    with pytest.raises(ValueError, match="noise_draws must be 0"):
+        save_model(net, "three_cushion", folder, False, 1.0, noise_draws=draws)
+
+
+def test_a_model_shipped_with_noise_draws_averages_its_ratings_over_them(tmp_path):
+    net, _ = load_model("three_cushion")
+    folder = str(tmp_path)
+    save_model(net, "three_cushion", folder, False)
+    save_model(net, "three_cushion", folder, False, 1.0, noise_draws=8)
+    agent = PolicyAgent.for_discipline("three_cushion", 1.0, folder)
+    assert agent.meta["noise_draws"] == 8 and (agent.noise, agent.samples) == (1.0, 8)
+    assert agent.budget().endswith("x 8 noise draws")
+    assert "noise_draws" not in PolicyAgent.for_discipline("three_cushion", 0.0, folder).meta  # none: not written
+    game, params = setup("three_cushion")
+    states = index_tree(layouts("three_cushion", 12, 11), slice(0, 4))
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    shots = agent.plan_batch(game, states, params, keys)
+    candidates, best = agent.candidates(game, states, params, keys)
+    rated = np.asarray(ratings(net, states, candidates, best, params, noise_draws(params, 1.0, 8)))
+    np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(candidates.phi)[np.arange(4), rated.argmax(-1)])
+    plain = np.asarray(ratings(net, states, candidates, best, params, None))
+    assert not np.allclose(rated, plain)  # the draws change the ratings
 
 
 # --- the guided search -------------------------------------------------------------------------
