@@ -20,9 +20,10 @@ sidecar's ``outcomes``, rated by its expectation: ``agents.success.net_rating``)
 written before the target kind existed are read as "score".
 
 Shipped models (``experiments.success_model``, whose docstring has the commands; docs/agents.md section 3 the figures):
-three_cushion (exact play: 65.0 % of the experiment's 200 fresh layouts scored, 65.5 % of
-``experiments.evaluate``'s 600), three_cushion_noise1 (30.5 % and 35.8 % under the standard
-noise; both on the match table's calibrated physics; inputs of version 1), hungarian_1000 (exact
+three_cushion (exact play: 70.2 % of ``experiments.evaluate``'s 600 layouts of seeds 0-2 scored),
+three_cushion_noise1 (34.7 % of its 1,000 layouts of seeds 0-4 under the standard noise, 0.61
+points per inning over 500 innings; both on the match table's calibrated physics and on inputs
+of version 4, the cue ball's path through three cushions, docs/agents.md section 3.6), hungarian_1000 (exact
 play: 33.8 net points per shot over ``experiments.evaluate``'s 2,000 layouts of seeds 0-9) and
 hungarian_1000_noise1 (31.4 net points per shot under the standard noise over the 1,000 layouts of
 seeds 0-4, 32.05 on seed 0's 200, the geometric agent 12.75 there; 4.4 ms per decision; it ranks

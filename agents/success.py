@@ -195,12 +195,14 @@ THREE = 3  # three-cushion's cushions before the second ball (docs/rules.md C-3.
 
 def _path(p, d, reach):
     """The mirror path from p along the unit direction d through ``PATH_CUSHIONS`` cushions: the
-    segments' starts (S, 2), directions (S, 2), lengths (S,) and the length travelled before each."""
-    def bounce(carry, _):
-        q, e = carry
-        q2, e2 = _first_cushion(q, e, reach)
-        return (q2, e2), (q, e, jnp.linalg.norm(q2 - q))
-    _, (starts, dirs, lengths) = jax.lax.scan(bounce, (p, d), None, length=PATH_CUSHIONS + 1)
+    segments' starts (S, 2), directions (S, 2), lengths (S,) and the length travelled before each.
+    Unrolled (a few segments): the policy's decision stays free of loops."""
+    segments = []
+    for _ in range(PATH_CUSHIONS + 1):
+        q, e = _first_cushion(p, d, reach)
+        segments.append((p, d, jnp.linalg.norm(q - p)))
+        p, d = q, e
+    starts, dirs, lengths = (jnp.stack(v) for v in zip(*segments))
     return starts, dirs, lengths, jnp.cumsum(lengths) - lengths
 
 

@@ -37,7 +37,8 @@ Six stages, each reading the previous one's files under ``--out`` (``room`` read
   and the row over all strikes is what a perfect ranking of them could reach at least.
 * ``ship``: the grid success model as the discipline's policy (``agents.policy``, the agent spec
   ``policy`` of ``experiments.evaluate``), with a sidecar naming the discipline, the target kind,
-  the data and the commands (``--plays-for``, ``--note``: see ``--help``).
+  the data and the commands (``--plays-for``, ``--note``, ``--noise-draws``: the noise draws the
+  policy averages each rating over, ``agents.policy.check_noise_draws``; see ``--help``).
 
 Deterministic per ``--seed``.
 
@@ -47,15 +48,15 @@ grid could go) are in docs/agents.md section 3. The shipped three-cushion models
 
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 3 --out results/f16a
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 13 --out results/f16b
-    python -m experiments.success_model train --epochs 8 --no-rolling --data results/f16a results/f16b \\
-        --out results/e32
-    python -m experiments.success_model evaluate --grid --no-rolling --layouts 200 [--noise 1] --out results/e32
-    python -m experiments.success_model ship --out results/e32      # -> agents/models/three_cushion.*
+    python -m experiments.success_model train --features 4 --epochs 8 --no-rolling --data results/f16a \\
+        results/f16b --out results/e32v4
+    python -m experiments.success_model evaluate --grid --no-rolling --layouts 200 [--noise 1] --out results/e32v4
+    python -m experiments.success_model ship --out results/e32v4    # -> agents/models/three_cushion.*
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --trials 4 --noise 1 \\
-        --seed 4 --out results/n16a                                 # soft labels; and --seed 14 --out results/n16b
-    python -m experiments.success_model train --epochs 4 --lr 5e-4 --no-rolling --data results/n16a \\
-        results/n16b --init results/e32 --out results/nft
-    python -m experiments.success_model ship --out results/nft --plays-for 1   # -> three_cushion_noise1.*
+        --seed 4 --out results/n16a        # soft labels; and --seed 14, 24, 34 --out results/n16b, n16c, n16d
+    python -m experiments.success_model train --features 4 --epochs 4 --lr 5e-4 --no-rolling --data results/n16a \\
+        results/n16b results/n16c results/n16d --init results/e32v4 --out results/nftv4b
+    python -m experiments.success_model ship --out results/nftv4b --plays-for 1   # -> three_cushion_noise1.*
     python -m experiments.success_model room --noise 1 --layouts 512 --trials 32 --out results/room
     python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
         # search's proposal, B and the search (after generate/train without --grid)
@@ -721,7 +722,7 @@ def main(argv=None):
                          "layout, strike and line-relative features; 2, those and what the hit makes of the strike "
                          "(agents.success.hit_features); 3, those lines also after their first cushion (the shipped "
                          "Hungarian models); 4, those and the cue ball's path through several cushions "
-                         "(agents.success.path_features, for three-cushion)")
+                         "(agents.success.path_features; the shipped three-cushion models)")
     ap.add_argument("--head", choices=("mean", "classes"), default="mean",
                     help="train (net points models): 'mean', one output fitted to the plays' mean net points by "
                          "squared error; 'classes', a softmax over the outcomes (OUTCOMES) fitted to the fraction "

@@ -37,6 +37,7 @@ from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, set
 HUNGARIAN_LAYOUTS = (131072, 40960)  # the training layouts of the exact model, and of the noise model (32768 exact
 # layouts of the aimed grid and 8192 noisy ones, docs/agents.md section 3.5)
 HUNGARIAN_FEATURES = 3  # the version of the shipped Hungarian models' inputs
+THREE_CUSHION_FEATURES = 4  # and of the three-cushion ones' (docs/agents.md section 3.6)
 FEATURES = FEATURE_VERSIONS[1]  # the inputs of the made-up models below
 
 
@@ -68,7 +69,7 @@ def _primitives(jaxpr, found=None):
 
 
 @pytest.mark.parametrize("discipline, target, layouts, features", [
-    ("three_cushion", "score", (16384, 16384), 1),
+    ("three_cushion", "score", (32768, 65536), THREE_CUSHION_FEATURES),
     ("hungarian_1000", "net_points", HUNGARIAN_LAYOUTS, HUNGARIAN_FEATURES),
 ])
 def test_the_shipped_models_load_and_their_sidecars_match(discipline, target, layouts, features):
@@ -103,7 +104,8 @@ def test_a_sidecar_without_a_target_is_read_as_a_success_model(tmp_path):
 
 @pytest.mark.parametrize("changes, complaint", [
     (dict(features=5), r"features is 5, this build reads input versions \[1, 2, 3, 4\]"),
-    (dict(inputs=FEATURE_VERSIONS[2]), f"inputs is {FEATURE_VERSIONS[2]}, this build needs {FEATURE_VERSIONS[1]}"),
+    (dict(inputs=FEATURE_VERSIONS[2]),
+     f"inputs is {FEATURE_VERSIONS[2]}, this build needs {FEATURE_VERSIONS[THREE_CUSHION_FEATURES]}"),
     (dict(discipline="hungarian_1000"), "discipline is 'hungarian_1000', this build needs 'three_cushion'"),
     (dict(proposal=dict(kind="line_grid", seeds=24)), "proposal is"),
     (dict(version=99), "sidecar version 99"),
@@ -459,10 +461,10 @@ def test_a_noise_model_with_an_odd_or_out_of_range_number_of_noise_draws_is_refu
 
 
 def test_a_model_shipped_with_noise_draws_averages_its_ratings_over_them(tmp_path):
-    net, _ = load_model("three_cushion")
-    folder = str(tmp_path)
-    save_model(net, "three_cushion", folder, False)
-    save_model(net, "three_cushion", folder, False, 1.0, noise_draws=8)
+    net, meta = load_model("three_cushion")
+    folder, features = str(tmp_path), meta["features"]
+    save_model(net, "three_cushion", folder, False, features=features)
+    save_model(net, "three_cushion", folder, False, 1.0, features=features, noise_draws=8)
     agent = PolicyAgent.for_discipline("three_cushion", 1.0, folder)
     assert agent.meta["noise_draws"] == 8 and (agent.noise, agent.samples) == (1.0, 8)
     assert agent.budget().endswith("x 8 noise draws")
@@ -472,9 +474,9 @@ def test_a_model_shipped_with_noise_draws_averages_its_ratings_over_them(tmp_pat
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
     shots = agent.plan_batch(game, states, params, keys)
     candidates, best = agent.candidates(game, states, params, keys)
-    rated = np.asarray(ratings(net, states, candidates, best, params, noise_draws(params, 1.0, 8)))
+    rated = np.asarray(ratings(net, states, candidates, best, params, noise_draws(params, 1.0, 8), features=features))
     np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(candidates.phi)[np.arange(4), rated.argmax(-1)])
-    plain = np.asarray(ratings(net, states, candidates, best, params, None))
+    plain = np.asarray(ratings(net, states, candidates, best, params, None, features=features))
     assert not np.allclose(rated, plain)  # the draws change the ratings
 
 
@@ -552,7 +554,7 @@ def test_without_exploration_every_candidate_is_a_grid_strike_the_model_rates_hi
     candidates = np.asarray(shot_array(agent.propose(game, states, params, jax.random.split(jax.random.PRNGKey(1), 2))))
     best = best_lines(game, states, params, 12, rolling=False)
     grid = line_grid(best, params)
-    rated = np.asarray(chances(agent.net, states, grid, best, params, None))
+    rated = np.asarray(ratings(agent.net, states, grid, best, params, None, features=agent.features))
     strikes = np.asarray(shot_array(grid))  # (2, 132, 5)
     assert strikes.shape == (2, 132, 5)
     for s in range(2):
