@@ -128,6 +128,7 @@ def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 
     (``agents.success.FEATURE_VERSIONS``), the grid's aim offsets ``aims``, the noise draws each strike's
     rating is averaged over at decision time (``check_noise_draws``; written only when there are
     some), and its sidecar (``meta``: training data, commands, figures)."""
+    draws = check_noise_draws(noise_draws, noise)  # before anything is written
     npz_path, json_path = model_paths(discipline, folder, noise)
     os.makedirs(folder, exist_ok=True)
     sizes = save_layers(net, npz_path)
@@ -135,8 +136,8 @@ def save_model(net, discipline: str, folder: str, rolling: bool, noise: float = 
     sidecar = dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, features=features,
                    inputs=FEATURE_VERSIONS[features], discipline=discipline, target=check_target(target),
                    plays_for=float(noise), proposal=proposal_entry(rolling, aims=aims), sizes=sizes, **meta)
-    if check_noise_draws(noise_draws, noise):
-        sidecar["noise_draws"] = int(noise_draws)
+    if draws:
+        sidecar["noise_draws"] = draws
     outcomes = check_outcomes(outcomes, target)
     if outcomes is not None:  # only written for a class head: the sidecars of mean heads stay as they were
         sidecar["outcomes"] = list(outcomes)

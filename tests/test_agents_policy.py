@@ -456,8 +456,11 @@ def test_a_noise_model_with_an_odd_or_out_of_range_number_of_noise_draws_is_refu
                                          f"2 to 64 .*; got {draws!r}"):
         load_model("three_cushion", folder, 1.0)
     net, _ = load_model("three_cushion", folder)
+    before = {f: os.path.getmtime(os.path.join(folder, f)) for f in os.listdir(folder)}
     with pytest.raises(ValueError, match="noise_draws must be 0"):
-        save_model(net, "three_cushion", folder, False, 1.0, noise_draws=draws)
+        save_model(net, "three_cushion", str(tmp_path / "new"), False, 1.0, noise_draws=draws)
+    assert not (tmp_path / "new").exists()  # refused before anything is written
+    assert {f: os.path.getmtime(os.path.join(folder, f)) for f in os.listdir(folder)} == before
 
 
 def test_a_model_shipped_with_noise_draws_averages_its_ratings_over_them(tmp_path):
