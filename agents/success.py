@@ -233,7 +233,7 @@ def path_features(C, u, G, leave, hit, struck_ball, other, reach) -> jax.Array:
 
     after = _path(G, leave, reach)
     late = gap3(other, after, THREE, PATH_CUSHIONS)
-    early = jnp.minimum(_approach(other, after, 0, THREE - 1)[0] / 0.1, 10.0)
+    early = gap3(other, after, 0, THREE - 1)[0]
     bank = _path(C, u, reach)
     banked = gap3(struck_ball, bank, 1, PATH_CUSHIONS) + gap3(other, bank, 1, PATH_CUSHIONS)
     miss = 1.0 - hit
