@@ -129,19 +129,25 @@ def env_values(args) -> dict:
 def make_model(args, venv):
     import torch
     from stable_baselines3 import PPO, SAC
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.utils import LinearSchedule
 
     lr = LinearSchedule(args.lr, 0.0, 1.0) if args.lr_schedule == "linear" else args.lr
 
     net = list(net_sizes(args))
     if args.algo == "ppo":
-        return PPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.epochs,
-                   learning_rate=lr, gamma=0.99, gae_lambda=0.95, ent_coef=0.0, clip_range=0.2,
-                   seed=args.seed, device="cpu",
-                   policy_kwargs=dict(net_arch=net, log_std_init=0.0, activation_fn=torch.nn.Tanh))
-    return SAC("MlpPolicy", venv, learning_rate=lr, buffer_size=args.buffer, learning_starts=args.learning_starts,
-               batch_size=args.batch_size, train_freq=1, gradient_steps=args.gradient_steps, seed=args.seed,
-               device="cpu", policy_kwargs=dict(net_arch=net))
+        model = PPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.epochs,
+                    learning_rate=lr, gamma=0.99, gae_lambda=0.95, ent_coef=0.0, clip_range=0.2,
+                    seed=args.seed, device="cpu",
+                    policy_kwargs=dict(net_arch=net, log_std_init=0.0, activation_fn=torch.nn.Tanh))
+    else:
+        model = SAC("MlpPolicy", venv, learning_rate=lr, buffer_size=args.buffer, learning_starts=args.learning_starts,
+                    batch_size=args.batch_size, train_freq=1, gradient_steps=args.gradient_steps, seed=args.seed,
+                    device="cpu", policy_kwargs=dict(net_arch=net))
+    # the run's tracker writes the learning curve; the library's default logger would only leave an
+    # empty log folder in the system's temporary folder at every run
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 # -- evaluation -----------------------------------------------------------------------------------

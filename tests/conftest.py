@@ -9,6 +9,7 @@ two processes (pytest-xdist, ``-n 2`` in pyproject.toml; ``-n 0`` for one), a te
 process, since compiling keeps a core busy while the other waits.
 """
 import gc
+import os
 
 import jax
 import numpy as np
@@ -51,6 +52,14 @@ def _release_compiled_code():
     if _mapped_regions() > MAP_BUDGET:
         jax.clear_caches()
         gc.collect()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _library_logs_in_a_test_folder(tmp_path_factory):
+    """Stable-Baselines3 models built by the tests log to a folder of the session's own (without it
+    every ``learn`` leaves one in the system's temporary folder)."""
+    os.environ.setdefault("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+    yield
 
 
 @pytest.fixture(scope="session")

@@ -94,6 +94,15 @@ def test_a_tiny_training_run_improves_on_its_untrained_policy(trained):
     assert after > before + 2.0 and after > 0.5 * before  # at least half the points lost are saved
 
 
+def test_training_logs_only_to_its_own_tracker_and_leaves_no_log_folder(trained, tmp_path, monkeypatch):
+    logger = trained[0].model.logger  # after learn: the library keeps a logger set on the model
+    assert logger.dir is None and logger.output_formats == []
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "logs"))  # where the library's default would write
+    args = train.parse_args(ARGS)
+    train.make_model(args, train.make_venv(args)).learn(BATCH)
+    assert not (tmp_path / "logs").exists()
+
+
 def test_save_and_load_give_the_same_actions_and_shots(trained, saved, game, states):
     agent = trained[0]
     for path in (saved, str(saved)[:-4]):  # with or without ".zip"
