@@ -58,6 +58,7 @@ def time_vec(discipline: str, num_envs: int, steps: int, fused: bool, lanes: int
 def time_ppo(discipline: str, num_envs: int, total: int, fused: bool, lanes: int) -> dict:
     import torch
     from stable_baselines3 import PPO
+    from stable_baselines3.common.logger import Logger
 
     from billiards_env.sb3 import BilliardsVecEnv
 
@@ -66,6 +67,7 @@ def time_ppo(discipline: str, num_envs: int, total: int, fused: bool, lanes: int
     n_steps = max(2, 2048 // num_envs)
     model = PPO("MlpPolicy", venv, n_steps=n_steps, batch_size=min(512, n_steps * num_envs), n_epochs=4,
                 device="cpu", seed=0, policy_kwargs=dict(net_arch=[64, 64]))
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no log folder left behind
     start = time.perf_counter()
     model.learn(n_steps * num_envs)  # compiles; not counted
     warm = time.perf_counter() - start
