@@ -44,15 +44,13 @@ from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
 
-FEATURE_VERSIONS = {1: 28, 2: 41, 3: 47, 4: 57, 5: 101}
+FEATURE_VERSIONS = {1: 28, 2: 41, 3: 47, 4: 57}
 """Inputs per (layout, strike) pair of each version of the success model's input
 (``pair_features``). A version is added whenever a feature's meaning, order or scaling changes,
 and a model records the one it was trained on, so that it is always fed what it learned from.
 1: layout, strike and line-relative features; 2: those and what the hit makes of the strike
 (``hit_features``); 3: those and the same lines after their first cushion; 4: those and the cue
-ball's path on through several cushions (``path_features``: where three-cushion's points lie); 5:
-those and the same path at a few aims either side of the strike's (``aim_probes``: how far the
-execution noise's aim error moves the point)."""
+ball's path on through several cushions (``path_features``: where three-cushion's points lie)."""
 
 TARGETS = ("score", "net_points")
 """What a success model's output estimates: "score", the logit of P(the strike scores) (carom
@@ -311,36 +309,12 @@ def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params,
     """(FEATURE_VERSIONS[version],) the success model's input (one layout, one strike, the
     layout's best lines ``best``): layout, strike and line-relative features, and from version 2
     on what the hit makes of the strike (``hit_features``, from version 3 with its first cushions,
-    from version 4 with the cue ball's path through several), from version 5 that path again at
-    aims either side of the strike's (``aim_probes``)."""
+    from version 4 with the cue ball's path through several)."""
     f = frame(positions, cue_ball, params)
     parts = [layout_features(f), strike_features(shot, f), line_features(shot, best, f)]
     if check_features(version) >= 2:
         parts.append(hit_features(shot, f, params, cushions=version >= 3, paths=version >= 4))
-    if version >= 5:
-        parts.append(aim_probes(shot, f, params))
     return jnp.concatenate(parts)
-
-
-AIM_PROBES = (0.125, -0.125, 0.25, -0.25)
-"""Aim offsets (degrees, the canonical frame's sense) at which ``aim_probes`` follows the cue
-ball's path again: one and two standard deviations of the standard execution noise's aim error
-(docs/physics.md section 6), the error that moves a three-cushion path furthest (a cut's
-departure turns by the aim error times about the distance to the hit over 2 R)."""
-
-
-def aim_probes(shot: physics.Shot, f: Frame, params: Params) -> jax.Array:
-    """(11 len(AIM_PROBES),) the strike's neighbourhood under aim error: for each of ``AIM_PROBES``,
-    whether the aim so moved meets a ball and the cue ball's path features (``path_features``)
-    there. A point that survives the probes is robust to the noise; one whose gap opens on either
-    side is a narrow one."""
-    sense = f.sx * f.sy  # a mirror reverses the aim's sense (canonical_shot)
-    out = []
-    for delta in AIM_PROBES:
-        moved = physics.Shot(V0=shot.V0, phi=shot.phi + sense * delta, theta=shot.theta, a=shot.a, b=shot.b)
-        lines = hit_features(moved, f, params, paths=True)
-        out += [lines[:1], lines[-10:]]
-    return jnp.concatenate(out)
 
 
 # --- the networks -----------------------------------------------------------------------------

@@ -275,28 +275,6 @@ def made_for(made: dict) -> tuple[str, str]:
     return made.get("discipline", "three_cushion"), made.get("target", "score")
 
 
-def rank_loss(logits, t) -> jax.Array:
-    """The ranking part of a "score" model's loss over one layout's strikes, logits and labels
-    (..., N): the cross-entropy of the labels' shares of the layout's plays that scored against
-    the model's shares, its probabilities normalised over the layout (a softmax of the log
-    probabilities, so it asks the same of the probabilities as the strike-by-strike cross-entropy,
-    p proportional to the mean label). Layouts where nothing scored count for nothing."""
-    mass = t.sum(-1, keepdims=True)
-    share = t / jnp.maximum(mass, 1e-9)
-    ce = -(share * jax.nn.log_softmax(jax.nn.log_sigmoid(logits), -1)).sum(-1)
-    some = mass[..., 0] > 0
-    return jnp.sum(jnp.where(some, ce, 0.0)) / jnp.maximum(jnp.sum(some), 1)
-
-
-def ranked(loss, weight: float):
-    """``loss`` of a "score" model plus ``weight`` times ``rank_loss`` on inputs (layouts, strikes, F)
-    and labels (layouts, strikes): batches of whole layouts."""
-    def both(net, x, t):
-        logits = mlp_apply(net, x.reshape(-1, x.shape[-1]))[:, 0].reshape(t.shape)
-        return loss(net, x.reshape(-1, x.shape[-1]), t.reshape(-1)) + weight * rank_loss(logits, t)
-    return both
-
-
 def losses(target: str, head: str = "mean"):
     """The training loss of a target kind: binary cross-entropy on the logit for "score" (hard or
     soft labels), mean squared error for "net_points" (the mean of noisy plays is its minimiser),
@@ -395,9 +373,6 @@ def train(args):
                          f"{target!r}")
     params, game = setting(discipline)
     grid = bool(data.pop("grid", False))
-    if args.rank_weight > 0 and (not grid or target != "score" or args.head != "mean"):
-        raise ValueError("--rank-weight ranks the strikes of each layout of grid data for a 'score' model; this "
-                         f"data is {'grid' if grid else 'proposal'} data of target {target!r} (head {args.head!r})")
     if args.rolling != made.get("rolling", True):
         data["best"] = relines(game, data, params, args.rolling)
     train_part, val_part = split(data)
@@ -426,21 +401,16 @@ def train(args):
             raise ValueError(f"--init {args.init}: that model takes inputs of version {start.get('features', 1)}, "
                              f"this run fits version {features} (--features)")
     loss = losses(target, args.head)
-    fit_loss, rows, batch = loss, (X, y), 1024
-    if args.rank_weight > 0:  # batches of whole layouts: the ranking is within each
-        N = train_part["scored"].shape[1]
-        fit_loss, rows, batch = ranked(loss, args.rank_weight), (X.reshape(-1, N, X.shape[1]), y.reshape(-1, N)), \
-            max(1, 1024 // N)
     if args.standardize:  # trained on standardised inputs, saved as a net on the raw ones
         mean, std = X.mean(0), X.std(0) + 1e-6
-        net_a = fold_scaling(fit(fold_scaling(net_a, mean, std, inverse=True), fit_loss, ((rows[0] - mean) / std,
-                                 rows[1]), args.epochs, batch, args.lr, args.seed, "success model"), mean, std)
+        net_a = fold_scaling(fit(fold_scaling(net_a, mean, std, inverse=True), loss, ((X - mean) / std, y),
+                                 args.epochs, 1024, args.lr, args.seed, "success model"), mean, std)
     else:
-        net_a = fit(net_a, fit_loss, rows, args.epochs, batch, args.lr, args.seed, "success model")
+        net_a = fit(net_a, loss, (X, y), args.epochs, 1024, args.lr, args.seed, "success model")
     top, oracle = first_choice(net_a, Xv, val_part["scored"], target, outcomes)
     report["A"] = dict(command=args.command, data=folders[0] if len(folders) == 1 else folders,
                        discipline=discipline, target=target, rolling=args.rolling, init=args.init,
-                       standardize=args.standardize, samples=int(X.shape[0]), rank_weight=args.rank_weight,
+                       standardize=args.standardize, samples=int(X.shape[0]),
                        positives=float(np.mean(train_part["scored"])),
                        seconds=time.perf_counter() - t0, val_loss=float(loss(net_a, Xv, yv)),
                        val_top1_scored=top, val_any_scored=oracle, head=args.head, features=features,
@@ -752,11 +722,7 @@ def main(argv=None):
                          "layout, strike and line-relative features; 2, those and what the hit makes of the strike "
                          "(agents.success.hit_features); 3, those lines also after their first cushion (the shipped "
                          "Hungarian models); 4, those and the cue ball's path through several cushions "
-                         "(agents.success.path_features; the shipped three-cushion models); 5, those and that path "
-                         "again at aims either side of the strike's (agents.success.aim_probes)")
-    ap.add_argument("--rank-weight", type=float, default=0.0, metavar="W",
-                    help="train (grid data, score models): add W times a ranking loss within each layout "
-                         "(rank_loss) to the cross-entropy of each strike; 0, the default: none")
+                         "(agents.success.path_features; the shipped three-cushion models)")
     ap.add_argument("--head", choices=("mean", "classes"), default="mean",
                     help="train (net points models): 'mean', one output fitted to the plays' mean net points by "
                          "squared error; 'classes', a softmax over the outcomes (OUTCOMES) fitted to the fraction "

@@ -28,8 +28,8 @@ from agents.success import (
 )
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (
-    OUTCOMES, choice_room, fold_scaling, load_data, losses, net_label, outcome_fractions, rank_loss, scored_label,
-    strike_label, success_dataset,
+    OUTCOMES, choice_room, fold_scaling, load_data, losses, net_label, outcome_fractions, scored_label, strike_label,
+    success_dataset,
 )
 from experiments.success_model import main as success_model_main
 from tests.test_agents_support import SMALL_NOISY, assert_playable, layouts, setup
@@ -355,33 +355,6 @@ def test_training_reads_several_folders_made_alike_and_refuses_mixed_ones(tmp_pa
             load_data([first, mixed])
     with pytest.raises(ValueError, match="--head classes is for models of net points .* target is 'score'"):
         success_model_main(["train", "--head", "classes", "--data", other, "--out", str(tmp_path / "out")])
-
-
-def test_the_rank_loss_is_least_where_the_probabilities_follow_the_labels_and_then_is_their_entropy():
-    # a layout's labels (the fraction of each strike's plays that scored), and one where none did
-    t = jnp.array([[0.75, 0.25, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]])
-    share = np.array([0.5, 1 / 6, 0.0, 1 / 3])
-    entropy = -np.sum(share[share > 0] * np.log(share[share > 0]))
-    logit = lambda p: jnp.log(p) - jnp.log1p(-p)  # noqa: E731
-    following = logit(0.6 * jnp.clip(t, 1e-6, None))  # any p proportional to the labels
-    assert float(rank_loss(following, t)) == pytest.approx(entropy, abs=1e-4)
-    assert float(rank_loss(logit(0.3 * jnp.clip(t, 1e-6, None)), t)) == pytest.approx(entropy, abs=1e-4)
-    reversed_order = logit(jnp.array([[0.1, 0.5, 0.7, 0.3], [0.2, 0.2, 0.2, 0.2]]))
-    assert float(rank_loss(reversed_order, t)) > entropy + 0.3
-    flat = logit(jnp.full((2, 4), 0.3))
-    assert float(rank_loss(flat, t)) == pytest.approx(np.log(4) * (share > 0).sum() / (share > 0).sum(), abs=1e-5)
-
-
-def test_the_rank_weight_is_refused_for_data_it_cannot_rank(tmp_path):
-    path = tmp_path / "h"
-    path.mkdir()
-    made = dict(discipline="hungarian_1000", target="net_points", rolling=True)
-    (path / "generate.json").write_text(json.dumps(made))
-    np.savez(path / "data.npz", cue=np.zeros(2, np.int32), scored=np.zeros((2, 3)), grid=np.asarray(True),
-             positions=np.zeros((2, 3, 2)), shots=np.zeros((2, 3, 5)), best=np.zeros((2, 12, 4)))
-    with pytest.raises(ValueError, match="--rank-weight ranks the strikes of each layout of grid data for a 'score' "
-                                         "model; this data is grid data of target 'net_points'"):
-        success_model_main(["train", "--rank-weight", "1", "--data", str(path), "--out", str(tmp_path / "o")])
 
 
 def test_an_ensemble_outputs_the_mean_of_its_members():
