@@ -12,7 +12,6 @@ import gc
 import os
 
 import jax
-import numpy as np
 import pytest
 
 import physics
@@ -71,20 +70,6 @@ def params():
 def big_table():
     """A 20 x 20 m table: room for known-answer shots that must not reach a cushion."""
     return physics.default_params(length=20.0, width=20.0)
-
-
-def far_ball(params):
-    """A parking place for a ball that takes no part (a corner, touching no cushion)."""
-    return np.array([float(params.table.length) - 0.1, float(params.table.width) - 0.1])
-
-
-def energy(velocities, spins, params):
-    """Kinetic energy of every ball, translation plus rotation: (..., n) -> summed over balls."""
-    m = float(params.ball.mass)
-    inertia = float(params.ball.inertia)
-    v2 = np.sum(np.asarray(velocities) ** 2, axis=-1)
-    w2 = np.sum(np.asarray(spins) ** 2, axis=-1)
-    return np.sum(0.5 * m * v2 + 0.5 * inertia * w2, axis=-1)
 
 
 @pytest.fixture(scope="module")
