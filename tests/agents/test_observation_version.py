@@ -15,7 +15,7 @@ import pytest
 from agents.learned import UNVERSIONED_OBSERVATION, LearnedAgent, model_paths
 from billiards_env import observation
 
-SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "models" / "three_cushion_ppo.zip"
+SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "models" / "three_cushion_ppo.zip"
 # The fingerprint of every observation version there has been. A change of the groups changes the
 # fingerprint: then OBS_VERSION must be bumped and the new version's fingerprint added here.
 FINGERPRINTS = {1: "a0f0ceb24ced"}

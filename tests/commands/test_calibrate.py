@@ -465,7 +465,7 @@ def test_the_match_tables_default_is_the_fitted_set_without_the_slopes():
 
 def test_the_documented_calibrations_are_the_code_s():
     """docs/physics.md section 6's table of the two sets lists what ``physics.CALIBRATIONS`` gives."""
-    text = (Path(__file__).resolve().parents[1] / "docs" / "physics.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "physics.md").read_text(encoding="utf-8")
     rows = re.findall(r"^  \| `(\w+)`(?:, `(\w+)`)? \| ([\d.e, -]+) \| ([\d.e, -]+?)(?: \(.*\))? \|$", text, re.M)
     sets = {name: physics.default_params(calibration=name) for name in ("reference", "tracked")}
     seen = set()

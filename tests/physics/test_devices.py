@@ -25,7 +25,7 @@ import pytest
 
 from physics import devices
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run(tmp_path, n_devices: int) -> dict:

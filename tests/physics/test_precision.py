@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import jax, jax.numpy as jnp, physics\n"
     "print(jax.config.jax_enable_x64, jnp.zeros(()).dtype, physics.default_params().dtype)\n"

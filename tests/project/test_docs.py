@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("physics", "rules", "billiards_env", "agents", "experiments", "tests")
 
 CLAUSE = re.compile(r"\b[HCO]-\d+(?:\.\d+)*")

@@ -32,7 +32,7 @@ LAYOUT = [[0.65, 0.525], [0.3, 0.2], [0.3, 0.85]]
 STRAIGHT_AT_CENTRE = np.array([0.0, -0.6, -1.0, 0, 0, 0, 0, 0, 0], np.float32)  # phi 0, 2.4 m/s, flat
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The library and the experiments' shared helpers; the experiments themselves may name disciplines to run.
 SCANNED = [p for pkg in ("physics", "rules", "billiards_env", "agents") for p in sorted((ROOT / pkg).rglob("*.py"))
            if p != ROOT / "rules" / "disciplines.py"] + [ROOT / "experiments" / "common.py"]

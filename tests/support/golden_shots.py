@@ -19,7 +19,7 @@ import numpy as np
 import physics
 from physics import Shot
 
-PATH = Path(__file__).parent / "data" / "golden_shots.npz"
+PATH = Path(__file__).resolve().parents[1] / "data" / "golden_shots.npz"
 PER_FAMILY = 8
 FAMILIES = ("ordinary", "power_spin", "raised_cue", "frozen", "pin", "mathavan", "float32")
 LOG_FIELDS = ("kind", "time", "balls", "cushion", "positions", "velocities", "spins", "motion")
