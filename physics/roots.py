@@ -36,12 +36,7 @@ lock-step over a batch. It handles degenerate inputs: leading
 coefficients that are exactly zero (a quadratic is a quartic with c4 = c3 = 0), double roots and
 tangencies, constant and zero polynomials.
 
-Why not the eigenvalues of the companion matrix (``numpy.roots``)? Batched non-symmetric
-eigenvalue solvers are slow or unavailable on accelerators inside ``jit``, return complex roots
-that then have to be filtered with an arbitrary imaginary-part tolerance (which misses or invents
-tangential contacts), break down when the leading coefficient is zero or tiny (the companion
-matrix is not defined or badly scaled), and are not more accurate: bracketing on the interval of
-interest never misses a sign change and gives roots accurate to rounding in f itself.
+Not the companion matrix's eigenvalues (``numpy.roots``): docs/physics.md section 1 says why.
 
 Shapes: coefficient arrays are (..., 5), highest degree first (c4, c3, c2, c1, c0); interval ends
 broadcast against the batch shape (...). Computation is in the floating dtype of the inputs

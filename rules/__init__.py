@@ -39,15 +39,8 @@ resolved as a referee would; counted in ``GameState.repairs``), ``void`` (void s
 streaks resolved as a miss), ``choices``, ``outcome``, ``codes`` and ``calls`` (codes and their
 words).
 
-Choices made where the rules leave it open (each documented where it is made): time tolerance
-for simultaneous contacts, read against the shooter (O-7, ``judge``); frozen balls and the push
-time (O-3, ``judge``); chalk-line tolerance (C-11.5, ``options``); corner-field size (O-5,
-``geometry``); the position calls' meaning and ties between fields (``fields``); who takes the
-breaker's place in a re-spot to the starting position (``respot``); which base spot each target
-ball gets when both jumped (``respot``); the jammed-pin reach (``options``, ``pin``); lag fouls
-and repeats (``lag``); void shots on a bad simulation status and what ends a streak of them
-(``void``); how impossible layouts are repaired (``repair``); fouls against voids (``scoring``);
-the red's default place in hand (``referee``, ``start``).
+Where the rules leave a point open (simultaneous contacts, frozen balls, field sizes, void shots,
+repairs, ...) the choice is made in one module each and listed in docs/rules.md, "Open points".
 """
 from rules.calls import call_words
 from rules.choices import choose_base_spot, choose_breaker, choose_respot, choose_start_side, place_cue_ball

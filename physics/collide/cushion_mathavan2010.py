@@ -1,79 +1,23 @@
 """Ball-cushion impact after Mathavan, Jackson & Parkin (2010), integrated in the normal impulse.
 
 S. Mathavan, M. R. Jackson, R. M. Parkin, "A theoretical analysis of billiard ball dynamics under
-cushion impacts", Proc. IMechE Part C 224(9), 1863-1873 (2010). Equation numbers below are the
+cushion impacts", Proc. IMechE Part C 224(9), 1863-1873 (2010). Equation numbers in the code are the
 paper's as quoted in open summaries of it (the full text was not at hand); every equation was
 re-derived here from the rigid-body impulse balance and agrees with them.
 
-The model
----------
-A ball (mass M, radius R) meets a rigid cushion whose nose touches it at I, at angle theta above
-the equator (sin(theta) = h/R - 1; 11.7 deg for the 37 mm carom nose), while it also touches the
-bed at C. Cushion frame: x along the cushion, y from the ball's centre towards the cushion, z up.
-Both contacts have Coulomb friction: mu_w = ``params.cushion.f_c`` at I, mu_s = ``params.ball.u_s``
-at C, each opposing its own slip velocity, whose direction changes during the impact. The normal
-impulse at the cushion, P_I, is the independent variable (as in the paper); at each instant
+A ball meets a rigid cushion whose nose touches it at an angle theta above its equator while it also
+touches the bed; both contacts have Coulomb friction (f_c at the nose, the cloth's u_s at the bed),
+each against its own changing slip. The normal impulse at the nose is the independent variable:
+compression runs until the centre stops moving into the cushion, and restitution until the work it
+returns is e_c^2 times the work of compression (without friction, vy_after = -e_c vy_before). The
+centre's vertical velocity is held at zero (the bed's normal impulse clipped at zero: it cannot
+pull); the cushion is rigid (valid up to about 2.5 m/s normal speed); rolling at a contact is
+resolved as Coulomb sticking.
 
-  slip at I (eq. 12a, 12b with z_G' = 0):  x_I  = vx + R sin(th) wy - R cos(th) wz,
-                                            y'_I = -sin(th) vy + R wx
-  slip at C (eq. 13a, 13b):                x_C  = vx - R wy,   y_C = vy + R wx
-  normal speed at I (eq. 12, z_G' = 0):    z'_I = cos(th) vy
-
-and per unit dP_I (eq. 17a and its y companion for the centre, 14d-f for the spin), with the
-cushion friction f = -mu_w (cos(phi), sin(phi)) in the contact's (x, y') axes and the bed friction
-g = -mu_s dP_C/dP_I (cos(phi'), sin(phi')):
-
-  M dvx  = f_x + g_x                         (17a)
-  M dvy  = -cos(th) - sin(th) f_y' + g_y     (17a, y)
-  (2/5) M R dwx = f_y' + g_y                 (14d)
-  (2/5) M R dwy = sin(th) f_x - g_x          (14e)
-  (2/5) M R dwz = -cos(th) f_x               (14f)
-  dP_C/dP_I = sin(th) - cos(th) f_y'         (vertical balance, z_G' = 0)
-
-(substituting the sliding friction gives exactly the paper's 14d-f and 17a). The compression
-phase runs until z'_I = 0 (vy = 0); the work done by the normal force at I over it, W_c =
-integral of z'_I dP_I (eq. 16a, trapezoidal), fixes the end of the restitution phase: it continues
-until the work of the restitution phase reaches e_c^2 W_c, i.e. the running integral falls to
-(1 - e_c^2) W_c (eq. 16b), with e_c = ``params.cushion.e_c``. Without friction this gives
-vy_after = -e_c vy_before exactly.
-
-Assumptions
------------
-* The centre's vertical velocity is held at zero throughout (the paper's assumption z_G' = 0):
-  the bed's normal impulse is whatever keeps it so, clipped at zero (the bed cannot pull; with
-  mu_w cos(th) > sin(th) a ball could in principle lift, which this model ignores). Gravity and
-  the cushion's deformation are neglected (rigid cushion, valid up to ~2.5 m/s normal speed).
-* Rolling at a contact (the paper's eq. 15: slip speed zero) is resolved as Coulomb sticking:
-  the slip stays zero while the friction needed for that is inside the friction cone. The paper's
-  explicit scheme (friction switched off when s = 0, on again next step) chatters about the same
-  solution; this is its limit as the step goes to zero. M cancels from the result.
-
-Numerics (the paper's equations; a different integrator from its fixed-dP_I explicit one)
-------------------------------------------------------------------------------------------
-A fixed number of steps, ``steps`` = 200 per phase (plus up to 8 short ones, below), all in one
-``lax.fori_loop``; P_I stays the variable but each step's length is chosen so that the phases end
-exactly: compression in equal decrements of vy (vy0 / steps each, to vy = 0), restitution in equal
-increments of sigma = sqrt(restitution work) (to e_c sqrt(W_c)). Within a step the friction is
-constant, so the state and the trapezoidal work are exact for it; per contact it is
-  * sliding: the mean of the Coulomb direction along the straight slip path over the step (closed
-    form with asinh), found by two fixed-point passes (second order);
-  * stiff (slip smaller than friction changes it in one step): the direction of the end-of-step
-    slip (implicit, Moreau-style), which starts a slip off from rest along the direction it keeps
-    and brings it to rest without chattering;
-  * sticking: where a slip reaches zero within the step and the friction that holds it at zero is
-    inside the cone, the friction that ends the step at zero slip (exact in the impulse);
-and where a slip would pass through zero inside a step, the step is cut at its closest approach
-(up to 8 cuts per impact; the target is then reached by the next step).
-Measured accuracy (float64; 2000 random impacts per parameter set: approach 0.05-6 m/s, incidence
-up to 89 deg, spin components up to 1.5 (3) x speed/R; error = max over vx, vy, R w relative to
-the largest input component): with 200 steps, against a 3200-step run, median 3e-8, 99th
-percentile 1e-6 to 8e-6, worst 1e-4 to 3e-4 (default carom parameters: worst 1.1e-4); doubling
-to 400 steps changes results by the same. The worst cases are impacts where a slip comes to rest
-or turns at the very end of the impact (first order there). Head-on shots with any top/back spin
-(one-dimensional) are exact to ~1e-8. Against a direct transcription of the paper's explicit
-scheme with 2e6 steps: 2e-7 (which is the paper scheme's own error). float32: ~3e-7 median,
-2e-5 worst, relative to the float64 result. Default head-on stun (e_c = 0.85): the ball comes
-back at 0.7906 of its speed, as the closed form gives.
+``resolve(v, w, normal, params, *, steps=STEPS)`` integrates it in a fixed number of steps per phase
+(one ``lax.fori_loop``), each step's length chosen so that the phases end exactly. The equations
+(with the paper's numbers), the integrator and its measured accuracy (worst about 1e-4 relative
+against a 3,200-step run) are in docs/physics.md section 2, "The Mathavan et al. (2010) impact".
 """
 from __future__ import annotations
 
