@@ -3,7 +3,7 @@
 The physics never imports this module; it is input for checking and fitting the physics
 (``experiments.track_events``, ``experiments.reconstruct``, ``experiments.calibrate``).
 
-Format (JSON, the one of ``experiments/data/tracked_3c_shots.json``, README beside it)::
+Format (JSON, the one of ``physics/tracking/data/tracked_3c_shots.json``, README beside it)::
 
     {"source": str, "units": str,
      "shots": [{"shot_id": int, "balls": {"1": {"t": [...], "x": [...], "y": [...]}, "2": ..., "3": ...}}]}
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).parent / "data" / "tracked_3c_shots.json"
+DATA = Path(__file__).parents[1] / "physics" / "tracking" / "data" / "tracked_3c_shots.json"
 SOURCE = "erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0"
 
 RADIUS = 0.03075  # m, the ball of the match table (physics.default_params())
