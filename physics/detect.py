@@ -343,11 +343,14 @@ def _solve_packed(quartics, buffer: int):
     """The first descending root of every quartic marked needed, inf for the others.
 
     quartics: (coeffs (N, 5), hi (N,), tol (N,), need (N,)). Round k solves the k-th ``buffer``
-    needed quartics, until none is left (no round where none is needed).
+    needed quartics, until none is left (no round where none is needed). N may be 0 (a single
+    ball without the pin has no pair and no pin to meet).
     """
     coeffs, hi, tol, need = quartics
     N = coeffs.shape[0]
     dtype = coeffs.dtype
+    if N == 0:  # no quartic at all (one ball and no pin): nothing to pack, and nothing to gather from
+        return jnp.zeros((0,), dtype)
     # One dummy row at the end: index N (zero interval: no root; its result is dropped).
     pad = lambda x: jnp.concatenate([x, jnp.zeros((1,) + x.shape[1:], x.dtype)])  # noqa: E731
     coeffs, hi, tol = pad(coeffs), pad(hi), pad(tol)
