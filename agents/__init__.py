@@ -16,7 +16,7 @@ call and judged by the referee: ``SearchAgent()`` plans for exact execution,
 ``experiments.train --backend sb3``; it sees the game through the environment's observation);
 ``JaxPolicyAgent`` (the same for a policy of the JAX PPO, ``agents.jax_ppo``).
 Everything is seeded by the key and deterministic. The planners work on ``rules.GameState``
-directly. Helpers: ``ExecutionNoise`` (the standard execution noise), ``agents.layouts``
+directly. Helpers: ``ExecutionNoise`` (the standard execution noise), ``agents.states``
 (starting and random legal game states), ``agents.play.execute`` (play a batch of strikes:
 noise, simulation, referee).
 """
@@ -24,7 +24,7 @@ from agents.base import NOISE_PROFILES, ExecutionNoise, Planner, clip_shot, nois
 from agents.geometric import GeometricAgent
 from agents.jax_policy import JaxPolicyAgent  # a policy of the JAX PPO (agents.jax_ppo)
 from agents.learned import LearnedAgent  # stable-baselines3 is imported only to load a model
-from agents.layouts import random_state, random_states, starting_state, state_from_layout
+from agents.states import random_state, random_states, starting_state, state_from_layout
 from agents.play import execute, net_points, shooter_points
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig

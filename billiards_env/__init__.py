@@ -9,7 +9,7 @@ Gymnasium, vector, Stable-Baselines3 and two-player adapters; rendering.
     state = fenv.init(key, fenv.default_params)
     state = fenv.step(state, action, key)                            # jax.jit / jax.vmap
 
-Module map: ``params`` (EnvParams), ``actions`` (the action vector), ``observation``, ``layouts``
+Module map: ``params`` (EnvParams), ``actions`` (the action vector), ``observation``, ``starts``
 (where episodes start), ``modes`` (episode modes, opponents, rewards), ``functional`` (State and
 the staged step), ``runner`` (compiled drivers), ``gym_env``, ``vector``, ``sb3``,
 ``pettingzoo_env``, ``gymnax_env`` (gymnax, optional), ``render``, ``registration``.

@@ -29,7 +29,7 @@ from jax.typing import ArrayLike
 import physics
 import rules as rules_lib
 from physics import devices, execution
-from billiards_env import actions, layouts, modes
+from billiards_env import actions, modes, starts
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
@@ -97,13 +97,13 @@ def _zero_shot(dtype):
 
 
 def initial_state(cfg: Config, key, params: EnvParams) -> State:
-    """``init``: a new episode (see ``billiards_env.modes`` and ``billiards_env.layouts``)."""
+    """``init``: a new episode (see ``billiards_env.modes`` and ``billiards_env.starts``)."""
     game_rules, phys = params.rules, params.physics
     if cfg.mode == "game":
         breaker = modes.AGENT if cfg.policy is not None else None
         game = rules_lib.init_game(game_rules, key, phys, breaker=breaker)
     else:
-        game = layouts.initial_game(game_rules, key, params)
+        game = starts.initial_game(game_rules, key, params)
     return start_from(game, params)
 
 

@@ -4,7 +4,7 @@
 mode     an episode is                                          terminated when
 =======  =====================================================  ==================================
 shot     one shot from a drawn (or given) layout: the main      after the shot
-         mode for learning shots (``billiards_env.layouts``)
+         mode for learning shots (``billiards_env.starts``)
 inning   shots from a drawn (or given) layout until the turn    the turn passes, or the game ends
          passes (a void shot is played again)
 game     a whole game from the starting position                the game ends (C-8, H-10)

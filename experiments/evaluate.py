@@ -4,7 +4,7 @@ The innings and games are episodes of the discipline's own functional environmen
 (``billiards_env.functional``), in its "inning" and "game" modes with no built-in opponent: the
 agents choose every shot, the environment's step plays it.
 
-Innings (``--innings N``): "inning" episodes, each from a random legal layout (``agents.layouts``:
+Innings (``--innings N``): "inning" episodes, each from a random legal layout (``agents.states``:
 three balls uniform inside the cushions, 5 mm apart; the Hungarian pin on its spot) or from the
 discipline's starting position (``--from start``, ``rules.init_game``); the same player shoots
 until the episode ends (the turn passes to the other player or the game ends), at most
@@ -74,7 +74,7 @@ import physics
 import rules as rules_lib
 from agents import ExecutionNoise, GeometricAgent, SearchAgent
 from agents.base import index_tree, shot_array, shot_from_array
-from agents.layouts import random_states_for
+from agents.states import random_states_for
 from agents.guided import GuidedAgent
 from agents.success import SuccessAgent
 from billiards_env import modes

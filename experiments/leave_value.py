@@ -3,7 +3,7 @@
 Two stages, the first cached under ``--out``:
 
 * data (``data.npz``): game states of the discipline, random legal layouts
-  (``agents.layouts.random_states_for``) and, from the second chunk on, up to half of each chunk
+  (``agents.states.random_states_for``) and, from the second chunk on, up to half of each chunk
   taken from the layouts that earlier chunks' best candidates left when the shooter played on
   (mid-run layouts, with the run's counters: they are the layouts the value is asked about). For
   each state the search's own proposal (``SearchAgent.propose``: perturbed geometric lines and
@@ -46,7 +46,7 @@ from tqdm.auto import tqdm
 
 import rules as rules_lib
 from agents.base import index_tree
-from agents.layouts import random_states_for
+from agents.states import random_states_for
 from agents.leave import FEATURES, features_batch, save_value
 from agents.play import net_points
 from agents.policy import MODELS_DIR

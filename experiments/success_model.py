@@ -3,7 +3,7 @@ with ``--discipline hungarian_1000``, see the end of this docstring).
 
 Six stages, each reading the previous one's files under ``--out`` (``room`` reads the shipped models):
 
-* ``generate``: random legal layouts (``agents.layouts.random_states``) of ``--discipline`` on its
+* ``generate``: random legal layouts (``agents.states.random_states``) of ``--discipline`` on its
   own table, ``--candidates`` strikes each from the search's proposal (``agents.success.proposal``)
   or, with ``--grid``, the grid of variations of the best lines (``agents.success.line_grid``;
   ``--aims``: each of its strikes at one of these aim offsets, drawn, ``agents.success.aim_jitter``,

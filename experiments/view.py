@@ -31,7 +31,7 @@ import physics
 import rules as rules_lib
 from agents import execute
 from agents.base import index_tree, repeat_state
-from agents.layouts import starting_state, state_from_layout
+from agents.states import starting_state, state_from_layout
 from billiards_env import render
 from billiards_env.params import check_layout
 from experiments.common import ball_names, setup

@@ -11,7 +11,7 @@ import pytest
 
 from agents import SearchAgent
 from agents.guided import GuidedAgent
-from agents.layouts import state_from_layout
+from agents.states import state_from_layout
 from agents.leave import (
     FEATURES, FEATURES_VERSION, LeaveValue, load_value, model_paths, save_value, shipped, state_features,
 )
