@@ -19,13 +19,15 @@ at a cushion                        rail, the frame; docs/physics.md section 5)
 Listing the models: ``ball_ball_models()`` and ``cushion_models()`` (name -> ``Model``, with its
 ``reference`` and ``description``). A new model is one entry in ``registry.py``, or at run time
 ``register("cushion", "name", Model(resolve, reference, description))``; then
-``physics.default_params(cushion="name")`` selects it.
+``physics.default_params(cushion="name")`` selects it. A model's ``resolve`` has the signature of
+the Protocol ``BallBallResolve`` or ``CushionResolve``, which mypy checks.
 """
 from __future__ import annotations
 
 from physics.collide import ball_pin
 from physics.collide.registry import (
-    BALL_BALL_MODELS, CUSHION_MODELS, Model, ball_ball_models, cushion_models, register, unregister,
+    BALL_BALL_MODELS, CUSHION_MODELS, BallBallResolve, CushionResolve, Model, ball_ball_models, cushion_models,
+    register, unregister,
 )
 
 
@@ -45,6 +47,6 @@ def ball_pin_resolve(v, normal, params):
 
 
 __all__ = [
-    "BALL_BALL_MODELS", "CUSHION_MODELS", "Model", "ball_ball_models", "cushion_models", "register",
-    "unregister", "ball_ball_resolve", "cushion_resolve", "ball_pin_resolve",
+    "BALL_BALL_MODELS", "CUSHION_MODELS", "Model", "BallBallResolve", "CushionResolve", "ball_ball_models",
+    "cushion_models", "register", "unregister", "ball_ball_resolve", "cushion_resolve", "ball_pin_resolve",
 ]

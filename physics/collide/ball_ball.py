@@ -23,9 +23,13 @@ ball is taken up by the bed (the balls stay on the table).
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from physics.collide.contact import bed_friction, cross, frictional_impulse, lift
+
+# What every ball-ball model returns: (v1, w1, v2, w2).
+_Pair = tuple[jax.Array, jax.Array, jax.Array, jax.Array]
 
 
 def _impact(v1, w1, v2, w2, normal, params, mu_of_slip, bed: bool = False):
@@ -58,17 +62,20 @@ def _throw(b):
     return lambda slip: b.throw_a + b.throw_b * jnp.exp(-b.throw_c * slip)
 
 
-def frictional(v1, w1, v2, w2, normal, params):
+def frictional(v1: jax.Array, w1: jax.Array, v2: jax.Array, w2: jax.Array, normal: jax.Array,
+               params) -> _Pair:
     """The "frictional" model: throw from the TP A-14 friction fit (arguments as ``_impact``)."""
     return _impact(v1, w1, v2, w2, normal, params, _throw(params.ball))
 
 
-def frictional_bed(v1, w1, v2, w2, normal, params):
+def frictional_bed(v1: jax.Array, w1: jax.Array, v2: jax.Array, w2: jax.Array, normal: jax.Array,
+                   params) -> _Pair:
     """The "frictional_bed" model: "frictional" and the cloth's friction under a ball the impact
     presses into the bed (arguments as ``_impact``)."""
     return _impact(v1, w1, v2, w2, normal, params, _throw(params.ball), bed=True)
 
 
-def frictionless(v1, w1, v2, w2, normal, params):
+def frictionless(v1: jax.Array, w1: jax.Array, v2: jax.Array, w2: jax.Array, normal: jax.Array,
+                 params) -> _Pair:
     """The "frictionless" model: restitution only (arguments as ``_impact``)."""
     return _impact(v1, w1, v2, w2, normal, params, jnp.zeros_like)

@@ -16,6 +16,7 @@ kernel never adds energy.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from physics.collide.cushion_han2005 import impact
@@ -37,7 +38,7 @@ def friction(sin_incidence, params):
     return jnp.maximum(c.f_c + c.f_c_slope * (sin_incidence - SIN_REF), 0.0)
 
 
-def resolve(v, w, normal, params):
+def resolve(v: jax.Array, w: jax.Array, normal: jax.Array, params) -> tuple[jax.Array, jax.Array]:
     """Velocity (2,) and spin (3,) after the impact. normal: (2,) unit, ball centre -> cushion.
 
     A ball that is not approaching the cushion is returned unchanged (the kernel's rule).

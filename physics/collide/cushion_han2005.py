@@ -20,12 +20,13 @@ rebounds leave slower and slow down less afterwards than Han's impulse alone giv
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from physics.collide.contact import bed_friction, cross, frictional_impulse, lift
 
 
-def resolve(v, w, normal, params):
+def resolve(v: jax.Array, w: jax.Array, normal: jax.Array, params) -> tuple[jax.Array, jax.Array]:
     """Velocity (2,) and spin (3,) after the impact. normal: (2,) unit, ball centre -> cushion.
 
     A ball that is not approaching the cushion is returned unchanged.

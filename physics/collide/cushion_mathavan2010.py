@@ -21,6 +21,7 @@ against a 3,200-step run) are in docs/physics.md section 2, "The Mathavan et al.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -327,7 +328,8 @@ def _impact(y0, s, c, mu_w, mu_s, e, steps):
     return lax.fori_loop(0, 2 * steps + _CUTS, body, carry)[0]
 
 
-def resolve(v, w, normal, params, *, steps: int = STEPS):
+def resolve(v: jax.Array, w: jax.Array, normal: jax.Array, params, *, steps: int = STEPS
+            ) -> tuple[jax.Array, jax.Array]:
     """Velocity and spin after a ball-cushion impact (Mathavan et al. 2010).
 
     v: (2,) ball velocity (m/s) in the table frame; w: (3,) angular velocity (rad/s);
