@@ -7,7 +7,7 @@ rolling resistance above ``roll_split`` (u_r_step, docs/physics.md section 1), t
 friction u_sp (its proportionality to R), ball-ball restitution e_b, and ball-ball friction as
 a factor on the throw fit (throw_a, throw_b; docs/physics.md section 2). A parameter set is
 judged by how well the physics can reproduce the shots under it, which needs the strikes
-reconstructed under it (``experiments.reconstruct``):
+reconstructed under it (``physics.tracking.fit``, as ``experiments.reconstruct`` runs it):
 
 1. every shot is reconstructed once under the reference parameters (the baseline, and the warm
    start of every later strike search);
@@ -23,11 +23,11 @@ reconstructed under it (``experiments.reconstruct``):
    shot, the best kept), and compared with the baseline:
    RMS over the shot and over its first 2 s, path shape, point/no-point agreement with the
    tracks (docs/rules.md C-13.2, read by the referee), the error along and across the simulated
-   path by time since the strike (``reconstruct.along_across``: timing against direction),
-   cushion rebounds by incidence (also
-   paired rebound by rebound with the tracks, ``experiments.rebounds.paired``), how far past the
-   contact line the rebounds turn by speed into the cushion (``rebounds.turns_by_speed``), and
-   ball-ball hits by cut angle (``experiments.collisions``: throw and the struck ball's speed).
+   path by time since the strike (``physics.tracking.errors.along_across``: timing against
+   direction), cushion rebounds by incidence (also paired rebound by rebound with the tracks,
+   ``physics.tracking.rebounds.paired``), how far past the contact line the rebounds turn by speed
+   into the cushion (``rebounds.turns_by_speed``), and ball-ball hits by cut angle
+   (``physics.tracking.collisions``: throw and the struck ball's speed).
 
     python -m experiments.calibrate --out results/calibrate
 
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import time
@@ -47,9 +48,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import physics
-from experiments import collisions, rebounds, reconstruct, track_events, tracking
-from experiments.reconstruct import Target
 from physics.collide import BALL_BALL_MODELS
+from physics.tracking import DEFAULT, SOURCE, TrackingConfig, collisions, rebounds, tracks
+from physics.tracking import fit as strikes
+from physics.tracking.camera import sampled_like
+from physics.tracking.errors import along_across, path_distance
+from physics.tracking.events import event_log
+from physics.tracking.objective import final_result
+from physics.tracking.target import Target
+from rules.point import scores_point
+from experiments.common import begin
 
 # name: (low, high). "throw_scale" multiplies the ball-ball friction fit (throw_a, throw_b).
 SPACE = {
@@ -94,7 +102,6 @@ FITTED = {
 }
 WARM_SPREAD = np.array([0.03, 0.5, 0.08, 0.08, 0.004, 1.0])  # strike search spread from a warm start
 CAP = 0.5  # m: a shot's RMS counts at most this much in a candidate's score (one lost shot is not all)
-EARLY = reconstruct.EARLY
 # The three sets of held-out strikes compared.
 START = "reference"  # the calibration fitted from: the textbook values (physics.CALIBRATIONS)
 BASELINE = "reference"  # the baseline reconstructions under the START parameters
@@ -150,18 +157,48 @@ def stacked(sets: list[physics.Params]) -> physics.Params:
     return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *sets)
 
 
+def strike_searches(args) -> dict[str, TrackingConfig]:
+    """The strike searches of a run (``physics.tracking.fit.fit``), from its arguments: "baseline",
+    every shot from its first guess under the reference set; "training", each parameter candidate's
+    short search from the warm strikes, which scores 4 s of a shot from its first round; "held-out",
+    the reconstruction's own full search from first guesses with ``--held-search full``, else a
+    refit from the baseline's strikes scoring 2 s from its first round. ValueError naming the
+    arguments of a search that cannot run."""
+    if args.held_search == "full":
+        held = dict(searches=args.held_searches)
+    else:
+        held = dict(pop=args.held_pop, rounds=args.held_rounds, restarts=1, polish=0, searches=args.held_searches,
+                    first_horizon=2.0)
+    settings = {
+        "baseline": ("--base-pop, --base-rounds, --base-restarts, --base-polish",
+                     dict(pop=args.base_pop, rounds=args.base_rounds, restarts=args.base_restarts,
+                          polish=args.base_polish, searches=1)),
+        "training": ("--pop, --rounds",
+                     dict(pop=args.pop, rounds=args.rounds, restarts=1, polish=0, searches=1, first_horizon=4.0)),
+        "held-out": ("--held-pop, --held-rounds", held),
+    }
+    out = {}
+    for name, (flags, values) in settings.items():
+        try:
+            out[name] = dataclasses.replace(DEFAULT, chunk=args.chunk, **values)
+        except ValueError as err:
+            raise ValueError(f"{flags}: {err}") from None
+    return out
+
+
 def _score(fits) -> float:
     return float(np.mean([min(f.rms, CAP) for f in fits]))
 
 
-def fit_params(train: list[Target], warm: np.ndarray, rng, *, generations: int, candidates: int, subset: int,
-               pop: int, rounds: int, chunk: int, start: dict | None = None, follow: bool = False,
+def fit_params(train: list[Target], warm: np.ndarray, rng, search: TrackingConfig, *, generations: int,
+               candidates: int, subset: int, start: dict | None = None, follow: bool = False,
                spread: float = 1.0, hold=(), ball_ball: str = "frictional", progress=None) -> dict:
     """A CEM over the parameters (box ``SPACE``, in unit coordinates) on training shots, from
     ``start`` (default: ``defaults()``); returns the final mean, the fold's parameter set. The
     parameters named in ``hold`` stay at their start values; ``ball_ball``: the ball-ball model.
 
-    Each candidate's strikes are searched from ``warm`` (``spread`` x ``WARM_SPREAD``). With
+    Each candidate's strikes are searched by ``search`` (``strike_searches``, "training") from
+    ``warm`` (``spread`` x ``WARM_SPREAD``). With
     ``follow``, the strikes fitted under a generation's best candidate become the warm start of the
     next: a candidate near the current parameters then needs only a small strike search, where
     strikes from the reference set would need a large one (strikes and parameters trade off)."""
@@ -181,8 +218,8 @@ def fit_params(train: list[Target], warm: np.ndarray, rng, *, generations: int, 
         targets = [train[i] for _ in u for i in pick]
         lanes = stacked([s for s in sets for _ in pick])
         init = np.concatenate([warm[pick]] * len(u))
-        fits = reconstruct.fit(targets, lanes, pop=pop, rounds=rounds, init=init, spread=spread * WARM_SPREAD,
-                               batched_params=True, chunk=chunk, first_horizon=4.0, seed=int(rng.integers(1 << 30)))
+        fits = strikes.fit(targets, lanes, search, init=init, spread=spread * WARM_SPREAD, batched_params=True,
+                           seed=int(rng.integers(1 << 30)))
         scores = np.array([_score(fits[c * len(pick):(c + 1) * len(pick)]) for c in range(len(u))])
         best = np.argsort(scores)[:elite]
         if follow:
@@ -196,33 +233,33 @@ def fit_params(train: list[Target], warm: np.ndarray, rng, *, generations: int, 
     return {k: float(found[k]) for k in SPACE}
 
 
-def evaluate(shot, target, fit, params) -> dict:
+def evaluate(shot, target, fit, params, config: TrackingConfig = DEFAULT) -> dict:
     """One shot's row: errors of its fitted strike, the tracked and simulated outcome (C-13.2),
     the simulated shot's cushion rebounds, and (|error|, time since the strike) of each sample."""
-    result = reconstruct.final_result(target, fit.strike, params)
-    real = track_events.scores_point(track_events.event_log(shot), shot.start, shot.cue)
-    sim = track_events.scores_point(result, target.start, target.cue)
-    shape = reconstruct.path_distance(shot, result, float(fit.strike[4]), params)
+    result = final_result(target, fit.strike, params, config)
+    real = scores_point(event_log(shot, config=config), shot.start, shot.cue)
+    sim = scores_point(result, target.start, target.cue)
+    shape = path_distance(shot, result, float(fit.strike[4]), params, config=config)
     when = target.times - target.strike_time - fit.strike[4]
-    h = reconstruct.SPLIT_STEP
+    h = config.split_step
     paths = np.asarray(physics.positions_at(result, np.concatenate([when, when - h, when + h]), params))
     rows = np.arange(len(when))
     at, before, after = (paths[k * len(when) + rows, target.ball] for k in range(3))
     errors = np.linalg.norm(at - target.xy, axis=1)
-    along, across, moving = reconstruct.along_across(before, after, at, target.xy, h)
-    seen = rebounds.sampled_like(shot, result, params, shot.strike_time + float(fit.strike[4]))  # as tracked
+    along, across, moving = along_across(before, after, at, target.xy, config)
+    seen = sampled_like(shot, result, params, shot.strike_time + float(fit.strike[4]))  # as tracked
     return dict(shot_id=shot.shot_id, **fit.row(), shape=shape, real_point=real, sim_point=sim,
-                rebounds=rebounds.tracked(seen), paired=rebounds.paired(shot, seen),
-                turns=rebounds.paired_turns(shot, seen),
-                hits=collisions.simulated(result, params, shot.end_time - shot.strike_time),
-                slowdowns=collisions.tracked_slowdowns(seen),
+                rebounds=rebounds.tracked(seen, config), paired=rebounds.paired(shot, seen, config),
+                turns=rebounds.paired_turns(shot, seen, config),
+                hits=collisions.simulated(result, params, shot.end_time - shot.strike_time, config),
+                slowdowns=collisions.tracked_slowdowns(seen, config),
                 errors=(errors[target.used], when[target.used]),
                 split=(along[target.used], across[target.used], moving[target.used], when[target.used]))
 
 
-def _medians(parts) -> dict:
+def _medians(parts, config: TrackingConfig = DEFAULT) -> dict:
     """{"n", "ratios"}: the count and per-window medians of ``collisions.tracked_slowdowns`` rows."""
-    rows = np.concatenate(parts) if parts else np.zeros((0, len(collisions.WINDOWS)))
+    rows = np.concatenate(parts) if parts else np.zeros((0, len(config.windows)))
     return dict(n=len(rows), ratios=[float(v) for v in np.median(rows, axis=0)] if len(rows) else [])
 
 
@@ -261,7 +298,7 @@ def summary(rows: list[dict]) -> dict:
 
 
 def _write_bins(path, columns, tables: dict) -> None:
-    """A CSV of binned medians (``rebounds.binned_medians``), a row per source and bin."""
+    """A CSV of binned medians (``physics.tracking.bins.binned_medians``), a row per source and bin."""
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["source", "bin", "n", *columns])
@@ -273,7 +310,7 @@ def _write_bins(path, columns, tables: dict) -> None:
 def _sign(fig):
     """Room at the bottom for the data's source, and the source."""
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.text(0.01, 0.01, f"Data: {tracking.SOURCE}", fontsize=6)
+    fig.text(0.01, 0.01, f"Data: {SOURCE}", fontsize=6)
 
 
 def _plots(out, edges, curves, tables):
@@ -310,7 +347,7 @@ def _plots(out, edges, curves, tables):
 
 
 def _compared(tables: dict, binned: str, columns: dict) -> list[str]:
-    """Markdown lines of binned medians (``rebounds.binned_medians``), real / reference /
+    """Markdown lines of binned medians (``physics.tracking.bins.binned_medians``), real / reference /
     calibrated side by side per bin; columns: {column: its heading}."""
     head = " | ".join(f"{label} real / reference / calibrated" for label in columns.values())
     lines = ["", f"| {binned} | n real | {head} |", "|---|---|" + "---|" * len(columns)]
@@ -351,14 +388,14 @@ def _turns(tables: dict) -> list[str]:
     return lines
 
 
-def _slowdown(table: dict) -> list[str]:
+def _slowdown(table: dict, config: TrackingConfig = DEFAULT) -> list[str]:
     """Markdown lines of the struck ball's speed over the striker's normal speed in the windows
     after a hit (``collisions.slowdown``), real / reference / calibrated."""
     names = ("real", BASELINE, CALIBRATED)
     lines = ["", "A ball struck at rest, running straight: its speed over the striker's normal speed "
              f"(medians; n real / reference / calibrated {' / '.join(str(table[k]['n']) for k in names)}):", "",
              "| after the hit | real / reference / calibrated |", "|---|---|"]
-    for k, (a, b) in enumerate(collisions.WINDOWS):
+    for k, (a, b) in enumerate(config.windows):
         cells = " / ".join(f"{table[n]['ratios'][k]:.3f}" if table[n]["ratios"] else "-" for n in names)
         lines.append(f"| {1000 * a:.0f}-{1000 * b:.0f} ms | {cells} |")
     return lines
@@ -404,8 +441,9 @@ def markdown(report: dict) -> str:
 
 
 def main(argv=None) -> dict:
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(tracking.DATA), help="tracked shots JSON")
+    parser.add_argument("--data", default=str(tracks.DATA), help="tracked shots JSON")
     parser.add_argument("--out", default="results/calibrate", help="output folder")
     parser.add_argument("--shots", type=int, default=0, help="use the first N shots only (0: all)")
     parser.add_argument("--folds", type=int, default=3)
@@ -421,9 +459,9 @@ def main(argv=None) -> dict:
                         help="the training strike searches' starting spread, a factor on the warm-start spread")
     parser.add_argument("--base-pop", type=int, default=384, help="strike candidates in the baseline fits")
     parser.add_argument("--base-rounds", type=int, default=20, help="strike CEM rounds in the baseline fits")
-    parser.add_argument("--base-restarts", type=int, default=reconstruct.RESTARTS,
+    parser.add_argument("--base-restarts", type=int, default=DEFAULT.restarts,
                         help="independent strike searches per shot in the baseline fits' first rounds")
-    parser.add_argument("--base-polish", type=int, default=reconstruct.POLISH,
+    parser.add_argument("--base-polish", type=int, default=DEFAULT.polish,
                         help="last baseline rounds searching around the best strike")
     parser.add_argument("--held-pop", type=int, default=256, help="strike candidates in the held-out refits")
     parser.add_argument("--held-rounds", type=int, default=10, help="strike CEM rounds in the held-out refits")
@@ -432,11 +470,11 @@ def main(argv=None) -> dict:
                         "reference set refitted alike as the control), or found from a first guess by the "
                         "reconstruction's own full search (experiments.reconstruct's defaults; the baseline "
                         "is then the control)")
-    parser.add_argument("--held-searches", type=int, default=reconstruct.SEARCHES,
+    parser.add_argument("--held-searches", type=int, default=DEFAULT.searches,
                         help="independent whole strike searches per held-out shot, the one that fits best kept "
                         "(experiments.reconstruct --searches, whose default this is; each one more costs the held-out "
                         "stage as much again)")
-    parser.add_argument("--chunk", type=int, default=reconstruct.CHUNK, help="shots simulated per call")
+    parser.add_argument("--chunk", type=int, default=DEFAULT.chunk, help="shots simulated per call")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--start", default="", help="where the parameter search starts, e.g. e_c=0.91,f_c=0.29 "
                         "(others at their defaults)")
@@ -459,22 +497,25 @@ def main(argv=None) -> dict:
         parser.error(f"--strike-spread must be positive, got {args.strike_spread}")
     if args.held_searches < 1:
         parser.error(f"--held-searches must be at least 1, got {args.held_searches}")
+    # The chunk pads the simulated lanes (0 divides by zero); a generation scores its candidates on the subset.
+    for flag, value in (("--chunk", args.chunk), ("--candidates", args.candidates), ("--subset", args.subset)):
+        if value < 1:
+            parser.error(f"{flag} must be at least 1, got {value}")
     try:
-        reconstruct.check_search(args.base_pop, args.base_rounds, args.base_restarts, args.base_polish)
+        search = strike_searches(args)
     except ValueError as err:
-        parser.error(f"--base-pop, --base-rounds, --base-restarts, --base-polish: {err}")
+        parser.error(str(err))
     clock = time.perf_counter()
-    shots = tracking.load(args.data)
+    shots = tracks.load(args.data)
     shots = shots[: args.shots] if args.shots else shots
     if len(shots) < args.folds:
         parser.error(f"--shots: need at least one shot per fold ({args.folds})")
     targets = [Target.of(s) for s in shots]
     rng = np.random.default_rng(args.seed)
     base = physics.default_params(calibration=START)
-    bar = tqdm(total=args.base_rounds, desc="baseline strikes", disable=args.no_progress)
-    base_fits = reconstruct.fit(targets, base, pop=args.base_pop, rounds=args.base_rounds, chunk=args.chunk,
-                                init=np.stack([reconstruct.first_guess(s) for s in shots]),
-                                restarts=args.base_restarts, polish=args.base_polish, progress=bar)
+    bar = tqdm(total=search["baseline"].rounds, desc="baseline strikes", disable=args.no_progress)
+    base_fits = strikes.fit(targets, base, search["baseline"], init=np.stack([strikes.first_guess(s) for s in shots]),
+                            progress=bar)
     bar.close()
     warm = np.stack([f.strike for f in base_fits])
     fold = rng.permutation(len(shots)) % args.folds
@@ -488,27 +529,25 @@ def main(argv=None) -> dict:
         train = np.flatnonzero(fold != k)
         test = np.flatnonzero(fold == k)
         bar = tqdm(total=args.generations, desc=f"fold {k + 1} parameters", disable=args.no_progress)
-        values = fit_params([targets[i] for i in train], warm[train], rng, generations=args.generations,
-                            candidates=args.candidates, subset=args.subset, pop=args.pop, rounds=args.rounds,
-                            chunk=args.chunk, start=start, follow=args.follow, spread=args.strike_spread,
-                            hold=hold, ball_ball=args.ball_ball, progress=bar)
+        values = fit_params([targets[i] for i in train], warm[train], rng, search["training"],
+                            generations=args.generations, candidates=args.candidates, subset=args.subset,
+                            start=start, follow=args.follow, spread=args.strike_spread, hold=hold,
+                            ball_ball=args.ball_ball, progress=bar)
         bar.close()
         fold_values.append(values)
         seed = int(rng.integers(1 << 30))
         for name, params in ((REFIT, base), (CALIBRATED, params_with(values, args.ball_ball))):
             if name not in held:
                 continue
-            rounds = reconstruct.ROUNDS if full else args.held_rounds
-            bar = tqdm(total=rounds, desc=f"fold {k + 1} held-out, {name}", disable=args.no_progress)
+            bar = tqdm(total=search["held-out"].rounds, desc=f"fold {k + 1} held-out, {name}",
+                       disable=args.no_progress)
             if full:  # as experiments.reconstruct searches, from first guesses
-                fits = reconstruct.fit([targets[i] for i in test], params, pop=reconstruct.POP, rounds=rounds,
-                                       init=np.stack([reconstruct.first_guess(shots[i]) for i in test]),
-                                       chunk=args.chunk, seed=seed, restarts=reconstruct.RESTARTS,
-                                       polish=reconstruct.POLISH, searches=args.held_searches, progress=bar)
+                fits = strikes.fit([targets[i] for i in test], params, search["held-out"],
+                                   init=np.stack([strikes.first_guess(shots[i]) for i in test]), seed=seed,
+                                   progress=bar)
             else:
-                fits = reconstruct.fit([targets[i] for i in test], params, pop=args.held_pop, rounds=args.held_rounds,
-                                       init=warm[test], spread=WARM_SPREAD * 2, chunk=args.chunk, first_horizon=2.0,
-                                       seed=seed, searches=args.held_searches, progress=bar)
+                fits = strikes.fit([targets[i] for i in test], params, search["held-out"], init=warm[test],
+                                   spread=WARM_SPREAD * 2, seed=seed, progress=bar)
             bar.close()
             for i, f in zip(test, fits):
                 held[name][i] = (f, params)
@@ -532,7 +571,7 @@ def main(argv=None) -> dict:
     slowdowns.update({name: _medians([r["slowdowns"] for r in rows[name]]) for name in (BASELINE, CALIBRATED)})
     fitted = {k: float(np.median([v[k] for v in fold_values])) for k in SPACE}
     report = dict(
-        source=tracking.SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
+        source=SOURCE, settings=vars(args), defaults=defaults(), folds=fold_values, fitted=fitted,
         held_out={name: summary(rows[name]) for name in (BASELINE, REFIT, CALIBRATED) if name in rows},
         error_vs_time=dict(edges=list(edges), **curves), error_split=split,
         rebounds=tables, paired_rebounds=paired, turns=turns, hits=hits, struck_slowdown=slowdowns,

@@ -1,9 +1,6 @@
 """Tracked shots: ball centres recorded by a camera system during real play, loaded and cleaned.
 
-The physics never imports this module; it is input for checking and fitting the physics
-(``experiments.track_events``, ``experiments.reconstruct``, ``experiments.calibrate``).
-
-Format (JSON, the one of ``physics/tracking/data/tracked_3c_shots.json``, README beside it)::
+Format (JSON, the one of ``DATA``, README beside it)::
 
     {"source": str, "units": str,
      "shots": [{"shot_id": int, "balls": {"1": {"t": [...], "x": [...], "y": [...]}, "2": ..., "3": ...}}]}
@@ -13,44 +10,41 @@ playing area, as in docs/physics.md section 7), t in seconds from the start of t
 Ball ids "1".."3" become indices 0..2. A ball at rest has few samples: an object ball has its
 t = 0 sample and then samples from when it starts moving.
 
-Cleaning rules (``clean_track``), applied to each ball in this order:
+Cleaning rules (``clean_track``; settings of ``TrackingConfig``), applied to each ball in order:
   1. Samples whose time does not increase are dropped.
   2. The cushion line: a centre beyond the line one ball radius from a cushion nose by more than
-     ``CUSHION_SLACK`` (5 mm) cannot be right and is dropped; one beyond it by less is clipped onto it.
+     ``cushion_slack`` (5 mm) cannot be right and is dropped; one beyond it by less is clipped onto it.
   3. A jump: a sample that lies within one ball radius of another ball's tracked centre (two
      centres are never closer than 2 R, so the track has jumped onto the other ball), or that
-     is reached from the last kept sample faster than ``MAX_SPEED`` (10 m/s, faster than any
+     is reached from the last kept sample faster than ``max_speed`` (10 m/s, faster than any
      ball of a carom shot), is dropped; the track resumes at the next sample that passes.
-Data of the match in ``DATA``: erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0.
+A track keeps the config it was cleaned under: its start of motion (``Track.moves_at``) reads it.
+Data of the match in ``DATA``: ``SOURCE``.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
-DATA = Path(__file__).parents[1] / "physics" / "tracking" / "data" / "tracked_3c_shots.json"
-SOURCE = "erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0"
+from physics.tracking.config import DEFAULT, TrackingConfig
 
-RADIUS = 0.03075  # m, the ball of the match table (physics.default_params())
-LENGTH, WIDTH = 2.84, 1.42  # m, the match table's playing area
-CUSHION_SLACK = 0.005  # m beyond the cushion line that is clipped rather than dropped
-MAX_SPEED = 10.0  # m/s
-MOVED = 0.005  # m from its first sample: a ball has started moving
-MAX_LAG = 0.1  # s, the most a start of motion is put before the first sample that shows it
+DATA = Path(__file__).parent / "data" / "tracked_3c_shots.json"
+SOURCE = "erdo100/3cushiontool, 20221225_2_Match_Ersin_Cemal.pkl, Apache-2.0"
 BALL_IDS = ("1", "2", "3")
 
 
 @dataclasses.dataclass(frozen=True)
 class Track:
     """One ball's cleaned samples. t: (k,) s; xy: (k, 2) m; dropped: samples removed by cleaning;
-    clipped: samples moved onto the cushion line.
+    clipped: samples moved onto the cushion line; config: the settings it is read with.
 
     moves_at: when the ball starts moving (+inf if it never does): its first sample more than
-    ``MOVED`` from where it lay, run back towards that place at the speed it has after that
-    sample, by at most ``MAX_LAG`` (the recording keeps a ball at rest as one sample and
+    ``moved`` from where it lay, run back towards that place at the speed it has after that
+    sample, by at most ``max_lag`` (the recording keeps a ball at rest as one sample and
     samples it again from when it moves, so between the two it lay still).
     """
 
@@ -58,17 +52,18 @@ class Track:
     xy: np.ndarray
     dropped: int = 0
     clipped: int = 0
+    config: TrackingConfig = dataclasses.field(default=DEFAULT, repr=False, compare=False)
 
     @property
     def moves_at(self) -> float:
-        away = np.linalg.norm(self.xy - self.xy[0], axis=1) > MOVED
+        away = np.linalg.norm(self.xy - self.xy[0], axis=1) > self.config.moved
         if not away.any():
             return np.inf
         i = int(np.argmax(away))
         if i + 1 >= len(self.t):
             return float(self.t[i])
         step = np.linalg.norm(self.xy[i + 1] - self.xy[i]) / (self.t[i + 1] - self.t[i])
-        back = min(np.linalg.norm(self.xy[i] - self.xy[i - 1]) / max(step, 1e-6), MAX_LAG)
+        back = min(np.linalg.norm(self.xy[i] - self.xy[i - 1]) / max(step, 1e-6), self.config.max_lag)
         return float(np.clip(self.t[i] - back, self.t[i - 1], self.t[i]))
 
     def at(self, times) -> np.ndarray:
@@ -141,50 +136,56 @@ def _raw_tracks(shot: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def _line_excess(xy) -> np.ndarray:
+def _line_bounds(config: TrackingConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest centre inside the cushion lines (one ball radius from the noses)."""
+    r = config.radius
+    return np.array([r, r]), np.array([config.length - r, config.width - r])
+
+
+def _line_excess(xy, config: TrackingConfig) -> np.ndarray:
     """(k,) how far each centre lies beyond the cushion line (<= 0 inside)."""
-    lo = np.array([RADIUS, RADIUS])
-    hi = np.array([LENGTH - RADIUS, WIDTH - RADIUS])
+    lo, hi = _line_bounds(config)
     return np.max(np.concatenate([lo - xy, xy - hi], axis=1), axis=1)
 
 
-def clean_track(t, xy, others=()) -> Track:
+def clean_track(t, xy, others: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+                config: TrackingConfig = DEFAULT) -> Track:
     """One ball's samples cleaned by the rules of the module docstring. others: the raw (t, xy)
     of the other balls, for the jump rule."""
     keep = np.concatenate([[True], np.diff(t) > 0])  # rule 1 (a repeated time keeps the first)
-    keep &= _line_excess(xy) <= CUSHION_SLACK  # rule 2
+    keep &= _line_excess(xy, config) <= config.cushion_slack  # rule 2
     for t2, xy2 in others:  # rule 3, onto another ball
-        near = np.linalg.norm(xy - Track(t2, xy2).at(t), axis=1) < RADIUS
+        near = np.linalg.norm(xy - Track(t2, xy2, config=config).at(t), axis=1) < config.radius
         keep &= ~near | (np.arange(len(t)) == 0)
     last = None
     for i in np.flatnonzero(keep):  # rule 3, too fast
-        if last is not None and np.linalg.norm(xy[i] - xy[last]) > MAX_SPEED * (t[i] - t[last]):
+        if last is not None and np.linalg.norm(xy[i] - xy[last]) > config.max_speed * (t[i] - t[last]):
             keep[i] = False
         else:
             last = i
-    lo = np.array([RADIUS, RADIUS])
-    hi = np.array([LENGTH - RADIUS, WIDTH - RADIUS])
+    lo, hi = _line_bounds(config)
     kept = xy[keep]
     clipped = np.clip(kept, lo, hi)
     moved = int(np.sum(np.any(np.abs(clipped - kept) > 1e-9, axis=1)))
-    return Track(t[keep], clipped, dropped=int(np.sum(~keep)), clipped=moved)
+    return Track(t[keep], clipped, dropped=int(np.sum(~keep)), clipped=moved, config=config)
 
 
-def parse_shot(shot: dict) -> TrackedShot:
+def parse_shot(shot: dict, config: TrackingConfig = DEFAULT) -> TrackedShot:
     """One shot dict of the format above, cleaned."""
     raw = _raw_tracks(shot)
-    tracks = tuple(clean_track(t, xy, [r for j, r in enumerate(raw) if j != i]) for i, (t, xy) in enumerate(raw))
+    tracks = tuple(clean_track(t, xy, [r for j, r in enumerate(raw) if j != i], config)
+                   for i, (t, xy) in enumerate(raw))
     return TrackedShot(int(shot["shot_id"]), tracks)
 
 
-def load(path=DATA) -> list[TrackedShot]:
+def load(path=DATA, config: TrackingConfig = DEFAULT) -> list[TrackedShot]:
     """Every shot of a tracked-shots JSON file, cleaned; shots in which no ball moves are left out."""
     with open(path) as f:
         doc = json.load(f)
     if not isinstance(doc, dict) or not isinstance(doc.get("shots"), list):
         raise ValueError(f"{path}: expected a JSON object with a list 'shots'")
-    shots = [parse_shot(s) for s in doc["shots"]]
+    shots = [parse_shot(s, config) for s in doc["shots"]]
     return [s for s in shots if np.isfinite(s.strike_time)]
 
 
-__all__ = ["DATA", "SOURCE", "Track", "TrackedShot", "clean_track", "load", "parse_shot"]
+__all__ = ["BALL_IDS", "DATA", "SOURCE", "Track", "TrackedShot", "clean_track", "load", "parse_shot"]
