@@ -102,6 +102,13 @@ def main(argv=None):
     parser.add_argument("--ppo-steps", type=int, default=8192, help="PPO timesteps timed per discipline (0: skip)")
     parser.add_argument("--ppo-envs", type=int, default=256, help="environments of the PPO adapter")
     args = parser.parse_args(argv)
+    # Each is a divisor of a rate (steps, environments) or a batch shape: 0 would divide by zero.
+    for flag, values in (("--envs", args.envs), ("--steps", [args.steps]), ("--lanes", [args.lanes]),
+                         ("--ppo-envs", [args.ppo_envs])):
+        if min(values) < 1:
+            parser.error(f"{flag} must be at least 1, got {' '.join(map(str, values))}")
+    if args.ppo_steps < 0:
+        parser.error(f"--ppo-steps must be at least 0 (0: skip), got {args.ppo_steps}")
 
     os.makedirs(args.out, exist_ok=True)
     info = machine_info()

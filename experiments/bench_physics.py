@@ -197,6 +197,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.threads is not None and args.threads < 1:
         ap.error(f"--threads must be at least 1, got {args.threads}")
+    # Batch sizes and calls are divisors of the rates (0 timed calls would divide by zero).
+    for flag, values in (("--sizes", args.sizes), ("--repeats", [args.repeats]), ("--pin-batch", [args.pin_batch])):
+        if min(values) < 1:
+            ap.error(f"{flag} must be at least 1, got {' '.join(map(str, values))}")
+    if args.profile < 0 or args.precision_shots < 0:
+        ap.error(f"--profile and --precision-shots must be at least 0 (0: none), got {args.profile} and "
+                 f"{args.precision_shots}")
     if args.device is not None:
         use_device(ap, args.device)
     os.makedirs(args.out, exist_ok=True)

@@ -73,6 +73,8 @@ def main(argv=None):
     parser.add_argument("--env-steps", nargs="+", default=list(ENV_STEPS), choices=ENV_STEPS)
     parser.add_argument("--out", default=os.path.join("results", "bench_ppo.json"))
     args = parser.parse_args(argv)
+    if args.updates < 1:  # the mean time per update divides by it
+        parser.error(f"--updates must be at least 1, got {args.updates}")
     config = PPOConfig()
     rows = [bench(args.discipline, mode, args.updates, config) for mode in args.env_steps]
     env_alone = bench_env_alone(args.discipline, args.updates, config)

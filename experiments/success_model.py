@@ -749,6 +749,11 @@ def main(argv=None):
     ap.add_argument("--search", type=int, default=0, metavar="N",
                     help="evaluate: the search agent too, on the first N layouts (a multiple of 8; slow)")
     args = ap.parse_args(argv)
+    # Rates divide by the layouts; a strike's label averages its plays: 0 of either divides by zero.
+    if args.layouts < 1 or args.trials < 1:
+        ap.error(f"--layouts and --trials must be at least 1, got {args.layouts} and {args.trials}")
+    if args.search < 0:
+        ap.error(f"--search must be at least 0 (0: no search), got {args.search}")
     args.command = "python -m experiments.success_model " + shlex.join(sys.argv[1:] if argv is None else argv)
     dict(generate=generate, train=train, merge=merge, evaluate=evaluate, room=room, ship=ship)[args.stage](args)
 

@@ -223,7 +223,7 @@ class Tracker:
                    f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, "
                    "training reward " + ("- (no rollout yet)" if train is None else f"{train:.3f}"))
         write_csv(os.path.join(self.args.out, "curve.csv"), self.rows)
-        while self.next_eval <= timesteps:
+        while self.args.eval_every > 0 and self.next_eval <= timesteps:  # 0: no periodic evaluation to schedule
             self.next_eval += self.args.eval_every
 
     def progress(self, timesteps: int) -> bool:
@@ -341,7 +341,8 @@ def parse_args(argv=None):
                         help="share of training episodes from the starting position (evaluation: random layouts)")
     parser.add_argument("--shaping", default="none", choices=SHAPINGS, help="opt-in reward shaping (training only)")
     parser.add_argument("--shaping-weight", type=float, default=0.3, help="weight of the carom hint")
-    parser.add_argument("--eval-every", type=int, default=50_000, help="timesteps between evaluations (0: none)")
+    parser.add_argument("--eval-every", type=int, default=50_000,
+                        help="timesteps between evaluations (0: none during training, one of the policy at its end)")
     parser.add_argument("--eval-layouts", type=int, default=1000,
                         help="fixed random layouts of the periodic evaluation")
     parser.add_argument("--keep", default="best", choices=("best", "last"),
@@ -361,6 +362,7 @@ def parse_args(argv=None):
     parser.add_argument("--out", help="results folder (default results/train/<discipline>_<algo>)")
     parser.add_argument("--export", help="also save the model here (a .zip path; its .json beside it)")
     args = parser.parse_args(argv)
+    check_counts(parser, args)
     sb3_only = [flag for flag, given in (("--algo sac", args.algo != "ppo"), ("--shaping", args.shaping != "none"),
                                          ("--staged", args.staged), ("--threads", args.threads != 1)) if given]
     if args.backend is None:
@@ -375,6 +377,22 @@ def parse_args(argv=None):
         suffix = "_jax" if args.backend == "jax" else ""
         args.out = os.path.join("results", "train", f"{args.discipline}_{args.algo}{suffix}")
     return args
+
+
+# Options that count something and must be at least this (None: not given, a default fills it in).
+AT_LEAST = {"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "epochs": 1, "eval_every": 0,
+            "eval_layouts": 1, "final_layouts": 1, "lanes": 1, "threads": 1}
+
+
+def check_counts(parser, args) -> None:
+    """parser.error for a count below what it allows: each divides the run (updates of n_envs x
+    n_steps shots, rates over the layouts, the physics' lanes) or steps a loop, so 0 would stop it
+    with a division by zero, or loop for ever (``--eval-every``: 0 is none)."""
+    for name, low in AT_LEAST.items():
+        value = getattr(args, name)
+        if value is not None and value < low:
+            parser.error(f"--{name.replace('_', '-')} must be at least {low}"
+                         + (" (0: no periodic evaluation)" if name == "eval_every" else "") + f", got {value}")
 
 
 class Trained(NamedTuple):
