@@ -822,7 +822,7 @@ def simulate_batch(
     (scalars are broadcast); cue_ball: an int or (batch,) ints; pin: None, (2,) or (batch, 2);
     params: shared, or with a leading batch axis on every leaf when ``batched_params`` is True
     (to sweep a physical parameter, with a plain ``vmap``). lanes: how many shots run side by
-    side (see ``_simulate_pool``), on each device; the batch is compiled padded to
+    side (see ``_simulate_pool``), on each device, at least 1; the batch is compiled padded to
     ``padded_batch(batch, lanes)`` shots; a batch of one plays the shot's own loop, as ``simulate``
     does (no lanes to keep filled). Bad arguments raise as in ``simulate``; a size
     that does not match the batch of ``positions`` raises ValueError naming the argument.
@@ -835,6 +835,8 @@ def simulate_batch(
     """
     _check_positions(positions, batched=True)
     threads = cores.check_threads(threads)
+    if int(lanes) < 1:  # the batch is padded to a multiple of them
+        raise ValueError(f"lanes must be an int >= 1 (shots played side by side), got {lanes!r}")
     batch, n = np.shape(positions)[:2]
     params = _as_params(params, batch if batched_params else None)
     _check_pin(pin, batch)

@@ -107,3 +107,10 @@ def test_one_ball_batch_of_one_with_batched_params_and_under_jit(params):
     res = jax.jit(lambda p, s: physics.simulate_batch(p, s, 0, params, lanes=LANES))(pos[:4], _shots(slice(4)))
     for k in range(4):
         _same(res, k, physics.simulate(pos[k], _shots(k), 0, params))
+
+
+@pytest.mark.parametrize("lanes", [0, -2])
+def test_lanes_below_one_are_refused(params, lanes):
+    pos = _layouts(params, 1, 2)
+    with pytest.raises(ValueError, match=rf"lanes must be an int >= 1 \(shots played side by side\), got {lanes}"):
+        physics.simulate_batch(pos, _shots(slice(2)), 0, params, lanes=lanes)
