@@ -108,8 +108,9 @@ import jax.numpy as jnp
 
 import physics
 from physics.params import Params
-from agents.policy import MODELS_DIR, SEEDS, load_model
+from agents.policy import SEEDS, load_model
 from agents.search import SearchAgent, SearchConfig, best_lines
+from agents.store import MODELS_DIR
 from agents.success import AIMS, GRID, aimed, check_aims, check_features, check_outcomes, check_target, line_grid, \
     ratings
 from rules import GameState, Rules

@@ -35,8 +35,9 @@ from physics.params import Params
 from rules import GameState, Rules
 from agents.learned import (
     PolicyPlanner, _check_action, _check_observation, _jsonable, _observe_batch, _shots_batch, check_observations,
-    env_params_of, read_sidecar,
+    env_params_of,
 )
+from agents.store import read_sidecar
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
 from billiards_env.observation import OBS_SIZE

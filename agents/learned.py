@@ -38,6 +38,7 @@ import physics
 from physics.params import Params
 from rules import GameState, Rules, disciplines
 from agents.base import Planner
+from agents.store import read_sidecar
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
 from billiards_env.observation import OBS_SIZE, observe
@@ -216,25 +217,6 @@ class LearnedAgent(PolicyPlanner):
 
 
 _PLAYING_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
-
-
-def read_sidecar(kind: str, data: tuple[str, str, str], json_path: str, fmt: str, version: int) -> dict:
-    """A saved agent's sidecar, read after checking that both its files exist (``data``: the
-    data file's path, what it holds, how it is saved) and that its format and version are
-    ``fmt`` and ``version``. ValueError naming the file and what is wrong."""
-    for p, what in ((data[0], data[1]), (json_path, "sidecar")):
-        if not os.path.isfile(p):
-            raise ValueError(f"no {kind} {what} at {p} ({data[2]} and a .json side by side)")
-    try:
-        with open(json_path, encoding="utf-8") as f:
-            meta = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"malformed {kind} sidecar {json_path}: {error}") from None
-    if not isinstance(meta, dict) or meta.get("format") != fmt:
-        raise ValueError(f"{json_path} is not a {kind} sidecar (expected \"format\": \"{fmt}\")")
-    if meta.get("version") != version:
-        raise ValueError(f"{json_path}: sidecar version {meta.get('version')!r}, this code reads {version}")
-    return meta
 
 
 def _check_spaces(model):

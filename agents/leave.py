@@ -7,10 +7,10 @@ the game is not over), so that of two shots that score alike it prefers the bett
 opponent's prospects after a miss are not counted: this is the inning's value, not a safety
 term.
 
-V is an MLP (``agents.success.mlp_apply``) of ``state_features``: the layout in the canonical
-frame of the success model (``agents.success.frame``: the table's mirror symmetries, the object
-balls ordered by distance to the cue ball; the fields and anchors of balkline and straight rail
-are symmetric too, docs/rules.md C-11.1, C-12.2) and the run's counters the restrictions read (the
+V is an MLP (``agents.nets``) of ``state_features``: the layout in the canonical frame the
+success model sees too (``agents.frame``: the table's mirror symmetries, the object balls
+ordered by distance to the cue ball; the fields and anchors of balkline and straight rail are
+symmetric too, docs/rules.md C-11.1, C-12.2) and the run's counters the restrictions read (the
 pure caroms, H-6.3; the field and anchor being counted and their caroms over the limit, C-11.2,
 C-12.3, C-12.4). A Hungarian pin is not seen. It is learned per discipline by fitted value
 iteration over the search's own simulated candidates (``experiments.leave_value``) and shipped as
@@ -30,10 +30,10 @@ import jax
 import jax.numpy as jnp
 
 from physics.params import Params
-from agents.learned import read_sidecar
-from agents.policy import MODELS_DIR, noise_variants
-from agents.policy import model_paths as policy_paths
-from agents.success import frame, layout_features, mlp_apply, read_layers, save_layers
+from agents import store
+from agents.frame import frame, layout_features
+from agents.nets import mlp_apply, read_layers, save_layers
+from agents.store import MODELS_DIR, nearest_scale, noise_variants, read_sidecar
 from rules import GameState, Rules
 
 FEATURES_VERSION = 1
@@ -93,13 +93,13 @@ class LeaveValue:
         return f"LeaveValue({self.discipline!r}, plays_for={self.meta.get('plays_for')})"
 
 
-SUFFIX = "_leave"  # a leave value's files: the policy's naming (``agents.policy.model_paths``) for "<discipline>_leave"
+SUFFIX = "_leave"  # a leave value's files: ``agents.store.model_paths`` of "<discipline>_leave"
 
 
 def model_paths(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0) -> tuple[str, str]:
     """(the layers' .npz, the .json sidecar): ``<discipline>_leave`` for exact play,
     ``<discipline>_leave_noise<scale>`` under execution noise."""
-    return policy_paths(discipline + SUFFIX, folder, noise)
+    return store.model_paths(discipline + SUFFIX, folder, noise)
 
 
 def shipped(folder: str = MODELS_DIR) -> dict[str, tuple[float, ...]]:
@@ -130,7 +130,7 @@ def load_value(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
     if not scales:
         have = ", ".join(sorted(shipped(folder))) or "none"
         raise ValueError(f"discipline {discipline!r} has no shipped leave value; disciplines with one: {have}")
-    scale = min(scales, key=lambda s: (abs(s - noise), s))
+    scale = nearest_scale(scales, noise)
     npz_path, json_path = model_paths(discipline, folder, scale)
     meta = read_sidecar("leave value", (npz_path, "layers", "a model is a .npz"), json_path, SIDECAR_FORMAT,
                         SIDECAR_VERSION)

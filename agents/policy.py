@@ -2,14 +2,15 @@
 
 ``PolicyAgent.for_discipline(name, noise)`` loads ``agents/models/<name>.npz`` (the MLP's layers,
 for exact play) or, under execution noise, the model trained for the nearest noise scale
-(``<name>_noise1.npz``), with its sidecar (``.json``: format, version, the feature version of
-``agents.success``, the discipline, the target kind, the noise it plays for, the proposal it
-ranks, the training data and the commands that produced it, and optionally ``noise_draws``: that
-many fixed draws of the noise each strike's rating is averaged over), and plays the line-grid
-strike the model rates highest (``agents.success.SuccessAgent`` with ``grid=True``): the best geometric
-lines, a fixed grid of their variations and one forward pass of the network, no physics. A file
-whose feature version, discipline, target kind or proposal differs from this build's is refused
-with a ValueError saying what differs.
+(``<name>_noise1.npz``; files named and found by ``agents.store``), with its sidecar (``.json``:
+format, version, the feature version of ``agents.success``, the discipline, the target kind, the
+noise it plays for, the proposal it ranks, the training data and the commands that produced it,
+and optionally ``noise_draws``: that many fixed draws of the noise each strike's rating is
+averaged over), and plays the line-grid strike the model rates highest
+(``agents.success.SuccessAgent`` with ``grid=True``): the best geometric lines, a fixed grid of
+their variations and one forward pass of the network, no physics. A file whose feature version,
+discipline, target kind or proposal differs from this build's is refused with a ValueError
+saying what differs. ``save_model`` and ``load_model`` write and read these files.
 
 Target kinds (``target_for``): three-cushion's models estimate P(the strike scores) (trained on
 the fraction of noisy plays that scored); the Hungarian game's estimate the strike's expected
@@ -19,7 +20,7 @@ have an outcome-class head (a softmax over the values a shot can be worth, named
 sidecar's ``outcomes``, rated by its expectation: ``agents.success.net_rating``). Sidecars
 written before the target kind existed are read as "score".
 
-Shipped models (``experiments.success_model``, whose docstring has the commands; docs/agents.md section 3 the figures):
+Shipped models (made by ``experiments.success_model``; docs/agents.md section 3 has the commands and figures):
 three_cushion (exact play: 70.2 % of ``experiments.evaluate``'s 600 layouts of seeds 0-2 scored),
 three_cushion_noise1 (34.7 % of its 1,000 layouts of seeds 0-4 under the standard noise, 0.61
 points per inning over 500 innings; both on the match table's calibrated physics and on inputs
@@ -41,15 +42,14 @@ import os
 import numpy as np
 
 import rules
-from agents.learned import read_sidecar
+from agents.nets import read_layers, save_layers
+from agents.store import MODELS_DIR, model_paths, nearest_scale, noise_variants, read_sidecar, shipped_disciplines
 from agents.success import (
-    AIMS, FEATURE_VERSIONS, GRID, SuccessAgent, check_aims, check_features, check_outcomes, check_target, read_layers,
-    save_layers,
+    AIMS, FEATURE_VERSIONS, GRID, SuccessAgent, check_aims, check_features, check_outcomes, check_target,
 )
 
 SIDECAR_FORMAT = "carom-billiards success model"
 SIDECAR_VERSION = 1
-MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 SEEDS = 12  # best geometric lines the grid varies (the proposal the shipped models were trained on)
 
 
@@ -71,40 +71,6 @@ def target_for(discipline: str) -> str:
     docs/rules.md H-9), "score" for the carom games (a carom or nothing). ValueError for an
     unknown discipline."""
     return "net_points" if rules.disciplines.get(discipline).family == "hungarian" else "score"
-
-
-def model_paths(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0) -> tuple[str, str]:
-    """(the layers' .npz, the .json sidecar) of a discipline's model for execution noise of scale
-    ``noise`` in ``folder``: ``<discipline>.*`` for exact play, ``<discipline>_noise<scale>.*``."""
-    name = discipline if noise == 0 else f"{discipline}_noise{noise:g}"
-    return os.path.join(folder, f"{name}.npz"), os.path.join(folder, f"{name}.json")
-
-
-def _exists(paths) -> bool:
-    return all(os.path.isfile(p) for p in paths)
-
-
-def shipped_disciplines(folder: str = MODELS_DIR) -> tuple[str, ...]:
-    """The disciplines with a model for exact play (both files) in ``folder``, sorted."""
-    if not os.path.isdir(folder):
-        return ()
-    names = (f[:-5] for f in os.listdir(folder) if f.endswith(".json"))  # other models share the folder
-    return tuple(sorted(n for n in names if n in rules.disciplines.TABLE and _exists(model_paths(n, folder))))
-
-
-def noise_variants(discipline: str, folder: str = MODELS_DIR) -> tuple[float, ...]:
-    """The execution-noise scales the discipline has models for (0: exact play), sorted."""
-    prefix = f"{discipline}_noise"
-    scales = [0.0] if _exists(model_paths(discipline, folder)) else []
-    for f in os.listdir(folder) if os.path.isdir(folder) else ():
-        if f.startswith(prefix) and f.endswith(".json"):
-            try:
-                scale = float(f[len(prefix):-5])
-            except ValueError:
-                continue
-            if scale > 0 and _exists(model_paths(discipline, folder, scale)):
-                scales.append(scale)
-    return tuple(sorted(scales))
 
 
 def check_noise_draws(draws, noise: float) -> int:
@@ -154,7 +120,7 @@ def load_model(discipline: str, folder: str = MODELS_DIR, noise: float = 0.0):
     if 0.0 not in scales:
         have = ", ".join(shipped_disciplines(folder)) or "none"
         raise ValueError(f"discipline {discipline!r} has no shipped policy model; disciplines with one: {have}")
-    scale = min(scales, key=lambda s: (abs(s - noise), s))
+    scale = nearest_scale(scales, noise)
     npz_path, json_path = model_paths(discipline, folder, scale)
     meta = read_sidecar("success model", (npz_path, "layers", "a model is a .npz"), json_path, SIDECAR_FORMAT,
                         SIDECAR_VERSION)
@@ -204,5 +170,4 @@ class PolicyAgent(SuccessAgent):
         return cls(net, discipline, meta)
 
 
-__all__ = ["PolicyAgent", "check_noise_draws", "load_model", "save_model", "shipped_disciplines", "noise_variants",
-           "model_paths", "target_for"]
+__all__ = ["PolicyAgent", "check_noise_draws", "load_model", "save_model", "target_for"]

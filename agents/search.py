@@ -52,6 +52,7 @@ from agents.base import (
     ExecutionNoise, Planner, clip_shot, disc_from_uniform, normal_from_uniform, pin_for_simulation,
 )
 from agents.geometric import line_set, lines_batch
+from agents.leave import values_of
 from agents.play import net_points
 from agents.random_agent import shots_from_uniform
 from agents.screen import screen_keys
@@ -243,8 +244,6 @@ def _judge(rules, rep, results, params, position_weight: float, cushions: int, l
     shooter = rep.current_player
     value = net_points(outcomes, shooter).astype(params.dtype)
     if leave is not None:
-        from agents.leave import values_of  # agents.leave builds on agents.success, which imports this module
-
         plays_on = (next_states.current_player == shooter) & ~outcomes.game_over
         value = value + jnp.where(plays_on, values_of(leave, rules, next_states, params).astype(value.dtype), 0.0)
     if position_weight > 0:

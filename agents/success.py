@@ -16,20 +16,14 @@ the best geometric lines plus random strikes, ``agents.search``) but never simul
   geometric lines with an MLP (which line the search would have chosen) and adds the strike's
   learned correction to that line (speed factor, aim, tip offset).
 
-Both see the layout in a canonical frame: the table's two mirror symmetries (docs/physics.md
-section 7: the table is symmetric about both centre lines) put the cue ball in the quadrant
-x >= centre, y >= centre, and the two object balls are ordered by their distance to the cue ball
-(three-cushion scores off either, docs/rules.md C-3.1; so does a Hungarian carom, H-6.2, and
-the Hungarian pin stands on the centre spot, H-2.1, which both mirrors keep). A mirror reverses
-the aim's sense and the side spin's sign, so strikes are mapped with the same flips
-(``canonical_shot``, an involution).
-
-The networks are plain JAX pytrees of (W, b) pairs (``mlp_init``, ``mlp_apply``).
+Both see the layout and the strike in the canonical frame (``agents.frame``: a layout and its
+mirror images look the same), through inputs of a recorded version (``FEATURE_VERSIONS``,
+``pair_features``); the networks are ``agents.nets``' MLPs. The shipped success models and their
+files are ``agents.policy``'s.
 """
 from __future__ import annotations
 
 import functools
-from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -40,6 +34,8 @@ from physics.execution import perturb, shot_array, shot_from_array
 from physics.params import Params
 from agents import geometry
 from agents.base import ExecutionNoise, Planner, clip_shot
+from agents.frame import Frame, canonical_shot, frame, layout_features
+from agents.nets import mlp_apply
 from agents.search import SearchConfig, best_lines, candidate_lines, round1
 from rules import GameState, Rules
 
@@ -67,48 +63,7 @@ def check_target(target) -> str:
     return target
 
 
-# --- canonical frame --------------------------------------------------------------------------
-
-class Frame(NamedTuple):
-    """A layout in the canonical frame: flips sx, sy (+-1), the cue ball C and the ordered object
-    balls O1, O2, all (..., 2) in units of the half table (centre at 0)."""
-
-    sx: jax.Array
-    sy: jax.Array
-    C: jax.Array
-    O1: jax.Array
-    O2: jax.Array
-
-
-def frame(positions, cue_ball, params: Params) -> Frame:
-    """The canonical frame of one layout: positions (3, 2), cue_ball () int."""
-    half = jnp.stack([params.table.length, params.table.width]) / 2
-    p = (positions - params.table.centre) / half
-    C = p[cue_ball]
-    flip = jnp.where(C >= 0, 1.0, -1.0).astype(p.dtype)
-    p = p * flip
-    obj = geometry.object_balls(cue_ball)
-    A, B = p[obj[0]], p[obj[1]]
-    near_a = jnp.linalg.norm(A - p[cue_ball]) <= jnp.linalg.norm(B - p[cue_ball])
-    O1 = jnp.where(near_a, A, B)
-    O2 = jnp.where(near_a, B, A)
-    return Frame(flip[0], flip[1], p[cue_ball], O1, O2)
-
-
-def canonical_shot(shot: physics.Shot, f: Frame) -> physics.Shot:
-    """``shot`` seen in the frame ``f`` (and back: the map is its own inverse)."""
-    rad = jnp.radians(shot.phi)
-    phi = jnp.degrees(jnp.arctan2(f.sy * jnp.sin(rad), f.sx * jnp.cos(rad)))
-    return physics.Shot(V0=shot.V0, phi=phi, theta=shot.theta, a=f.sx * f.sy * shot.a, b=shot.b)
-
-
-def layout_features(f: Frame) -> jax.Array:
-    """(12,) features of a canonical layout: the three balls, and each object ball's offset
-    from the cue ball with its distance."""
-    d1, d2 = f.O1 - f.C, f.O2 - f.C
-    n1, n2 = jnp.linalg.norm(d1, keepdims=True), jnp.linalg.norm(d2, keepdims=True)
-    return jnp.concatenate([f.C, f.O1, f.O2, d1, n1, d2, n2])
-
+# --- the success model's inputs ---------------------------------------------------------------
 
 def strike_features(shot: physics.Shot, f: Frame) -> jax.Array:
     """(11,) features of one strike (fields ()) in the frame ``f``: speed, aim (cos, sin), tip
@@ -315,72 +270,6 @@ def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params,
     if check_features(version) >= 2:
         parts.append(hit_features(shot, f, params, cushions=version >= 3, paths=version >= 4))
     return jnp.concatenate(parts)
-
-
-# --- the networks -----------------------------------------------------------------------------
-
-def mlp_init(key, sizes):
-    """[(W, b), ...] for layer widths ``sizes`` (He-scaled normal weights, zero biases)."""
-    keys = jax.random.split(key, len(sizes) - 1)
-    return [(jax.random.normal(k, (m, n), jnp.float32) * jnp.sqrt(2.0 / m), jnp.zeros((n,), jnp.float32))
-            for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
-
-
-def save_layers(net, path: str) -> list[int]:
-    """Write the layers [(W, b), ...] to the .npz ``path`` (float32, keys "i/W", "i/b"; compressed,
-    as the blocks off the diagonal of an ``ensemble`` are zeros); returns the layer widths, as a
-    sidecar records them."""
-    arrays: dict[str, Any] = {f"{i}/{name}": np.asarray(a, np.float32)
-                              for i, layer in enumerate(net) for name, a in zip("Wb", layer)}
-    with open(path, "wb") as f:
-        np.savez_compressed(f, **arrays)
-    return [int(np.shape(net[0][0])[0])] + [int(np.shape(W)[1]) for W, _ in net]
-
-
-def read_layers(path: str, sizes) -> list:
-    """The layers of the .npz ``path`` (``save_layers``); ValueError unless their shapes are the
-    widths ``sizes`` of its sidecar."""
-    if not isinstance(sizes, list) or len(sizes) < 2:
-        raise ValueError(f"{path}: the sidecar has no layer sizes")
-    with np.load(path) as arrays:
-        net = [(arrays[f"{i}/W"], arrays[f"{i}/b"]) for i in range(len(sizes) - 1)]
-    shapes = [tuple(np.shape(W)) for W, _ in net]
-    if shapes != list(zip(sizes[:-1], sizes[1:])):
-        raise ValueError(f"{path}: layer shapes {shapes} do not match the sidecar's sizes {sizes}")
-    return net
-
-
-def ensemble(nets) -> list:
-    """One MLP whose output is the mean of the outputs of ``nets`` (MLPs of one depth, one input
-    width and one output width): the members side by side, their first layers concatenated, the
-    hidden ones block-diagonal, the last ones stacked and averaged. It is saved, loaded and applied
-    as any model (``mlp_apply``), so a shipped policy may be an ensemble of runs (for a class head,
-    the mean of the logits: the normalised geometric mean of the members' class probabilities).
-    ValueError if the members' shapes differ in depth, inputs or outputs."""
-    nets = [[(np.asarray(W, np.float32), np.asarray(b, np.float32)) for W, b in net] for net in nets]
-    if not nets:
-        raise ValueError("ensemble: no networks given")
-    ends = {(len(net), net[0][0].shape[0], net[-1][0].shape[1]) for net in nets}
-    if len(ends) > 1:
-        raise ValueError(f"ensemble: the networks differ in (layers, inputs, outputs): {sorted(ends)}; "
-                         "only networks of one depth, input width and output width can be averaged")
-    depth, n = len(nets[0]), len(nets)
-    if depth == 1:  # linear models: the mean of the maps
-        return [tuple(jnp.asarray(np.mean([net[0][k] for net in nets], 0)) for k in (0, 1))]
-    merged = [(np.concatenate([net[0][0] for net in nets], 1), np.concatenate([net[0][1] for net in nets]))]
-    merged += [(jax.scipy.linalg.block_diag(*[net[i][0] for net in nets]), np.concatenate([net[i][1] for net in nets]))
-               for i in range(1, depth - 1)]
-    merged.append((np.concatenate([net[-1][0] for net in nets], 0) / n, np.mean([net[-1][1] for net in nets], 0)))
-    return [(jnp.asarray(W), jnp.asarray(b)) for W, b in merged]
-
-
-def mlp_apply(net, x):
-    """The MLP on x (..., sizes[0]): GELU between layers, a linear last layer."""
-    x = x.astype(jnp.float32)
-    for W, b in net[:-1]:
-        x = jax.nn.gelu(x @ W + b)
-    W, b = net[-1]
-    return x @ W + b
 
 
 # --- proposals --------------------------------------------------------------------------------

@@ -48,10 +48,10 @@ import rules as rules_lib
 from agents.base import index_tree
 from agents.states import random_states_for
 from agents.leave import FEATURES, features_batch, save_value
+from agents.nets import mlp_apply, mlp_init
 from agents.play import net_points
-from agents.policy import MODELS_DIR
 from agents.search import SearchAgent, SearchConfig, screened, simulate_candidates
-from agents.success import mlp_apply, mlp_init
+from agents.store import MODELS_DIR
 from experiments.common import NOISE_HELP, machine_info, noise_arg, setup
 from experiments.evaluate import SEARCH_SHOTS, to_host
 from experiments.success_model import fit as fit_net

@@ -23,7 +23,7 @@ Six stages, each reading the previous one's files under ``--out`` (``room`` read
   with most scoring perturbations, corrected by their median offset), learned as a softmax over
   the layout's lines plus the correction -> ``nets.pkl``.
 * ``merge``: the success models of several runs (``--members``, of one kind) averaged into one
-  (``agents.success.ensemble``), validated with each member on the first one's held-out layouts
+  (``agents.nets.ensemble``), validated with each member on the first one's held-out layouts
   -> ``nets.pkl``, which ``ship`` reads as a trained run's.
 * ``evaluate``: one shot from each of ``--layouts`` fresh layouts for random, geometric, the
   success model's player (``SuccessAgent``), the cloned player (``ClonedAgent``) and optionally
@@ -99,12 +99,14 @@ from agents import (
     ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, net_points, random_states, shooter_points,
 )
 from agents.base import index_tree
-from agents.policy import MODELS_DIR, PolicyAgent, save_model, target_for
+from agents.frame import frame
+from agents.nets import ensemble, mlp_apply, mlp_init
+from agents.policy import PolicyAgent, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates
+from agents.store import MODELS_DIR
 from agents.success import (
     AIMS, FEATURE_VERSIONS, NET_UNIT, ClonedAgent, SuccessAgent, aim_jitter, check_aims, check_features, check_outcomes,
-    ensemble, frame, line_correction, line_grid, line_inputs, line_shots, mlp_apply, mlp_init, net_rating,
-    pair_features, proposal, ratings, seeded_line,
+    line_correction, line_grid, line_inputs, line_shots, net_rating, pair_features, proposal, ratings, seeded_line,
 )
 from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
 from physics.execution import shot_array, shot_from_array
@@ -600,7 +602,7 @@ def room(args):
 
 def merge(args):
     """One success model under ``--out`` whose output is the mean of those under ``--members``
-    (``agents.success.ensemble``): runs of one discipline, target, head and kind of lines, trained
+    (``agents.nets.ensemble``): runs of one discipline, target, head and kind of lines, trained
     on other data or from other seeds, whose errors partly cancel. Validated, with each member, on
     the layouts held out of the first member's data."""
     members = args.members or []
@@ -731,7 +733,7 @@ def main(argv=None):
                     help="train: the data under DIR, or under several DIRs made alike, in turn (default: --out)")
     ap.add_argument("--init", metavar="DIR", help="train: start from the success model under DIR")
     ap.add_argument("--members", metavar="DIR", nargs="+",
-                    help="merge: the runs whose success models are averaged into one (agents.success.ensemble)")
+                    help="merge: the runs whose success models are averaged into one (agents.nets.ensemble)")
     ap.add_argument("--depth", type=int, default=3, help="train: hidden layers of the success model")
     ap.add_argument("--standardize", action="store_true",
                     help="train: fit the success model on standardised inputs (folded into its first layer)")

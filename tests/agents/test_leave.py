@@ -15,7 +15,7 @@ from agents.states import state_from_layout
 from agents.leave import (
     FEATURES, FEATURES_VERSION, LeaveValue, load_value, model_paths, save_value, shipped, state_features,
 )
-from agents.policy import shipped_disciplines
+from agents.store import shipped_disciplines
 from agents.search import play_candidates
 from experiments.common import AgentSpecError, make_agent, parse_agent_spec
 from experiments.leave_value import _targets

@@ -18,13 +18,13 @@ import physics
 from agents import SearchAgent
 from agents.base import index_tree, shot_array
 from agents.guided import BUDGETS, GuidedAgent, guided_config
-from agents.policy import (
-    MODELS_DIR, PolicyAgent, load_model, model_paths, noise_variants, save_model, shipped_disciplines, target_for,
-)
+from agents.nets import ensemble, mlp_apply, mlp_init
+from agents.policy import PolicyAgent, load_model, save_model, target_for
 from agents.search import best_lines
+from agents.store import MODELS_DIR, model_paths, noise_variants, shipped_disciplines
 from agents.success import (
-    AIMS, FEATURE_VERSIONS, SuccessAgent, aim_jitter, aimed, chances, check_aims, check_outcomes, ensemble, line_grid,
-    mlp_apply, mlp_init, net_rating, noise_draws, ratings, with_lines,
+    AIMS, FEATURE_VERSIONS, SuccessAgent, aim_jitter, aimed, chances, check_aims, check_outcomes, line_grid, net_rating,
+    noise_draws, ratings, with_lines,
 )
 from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (

@@ -7,9 +7,10 @@ import numpy as np
 import physics
 import pytest
 
+from agents.frame import canonical_shot, frame
 from agents.success import (
-    FEATURE_VERSIONS, PATH_CUSHIONS, _spin_at_hit, canonical_shot, correction, frame, hit_features, line_correction,
-    pair_features, path_features,
+    FEATURE_VERSIONS, PATH_CUSHIONS, _spin_at_hit, correction, hit_features, line_correction, pair_features,
+    path_features,
 )
 
 PARAMS = physics.default_params()
