@@ -43,8 +43,10 @@ RELEASE_TIME = 5e-3
 
 
 @pytree_dataclass
-class PinState:
-    """The pin during a shot. position: (2,); state: () int8 (detect.PIN_*); knocked_by: () int8."""
+class PinBody:
+    """The pin as a body during a shot. position: (2,); state: () int8 (detect.PIN_*: standing,
+    falling, down); knocked_by: () int8. Between shots the game's ``rules.PinState`` says where the
+    pin stands (the physics knows no rules)."""
 
     position: jnp.ndarray
     state: jnp.ndarray
@@ -317,9 +319,9 @@ def _resolve(b: Balls, pin, e: _Bodies, params):
     ball = e.i
     if pin is not None:
         ball = jnp.where(e.is_fall, pin.knocked_by.astype(jnp.int32), ball)
-        hit_pin = PinState(pin.position, jnp.where(topples, PIN_FALLING, pin.state).astype(jnp.int8),
+        hit_pin = PinBody(pin.position, jnp.where(topples, PIN_FALLING, pin.state).astype(jnp.int8),
                            jnp.where(topples, e.i, pin.knocked_by).astype(jnp.int8))
-        down = PinState(pin.position, jnp.asarray(PIN_DOWN, jnp.int8), pin.knocked_by)
+        down = PinBody(pin.position, jnp.asarray(PIN_DOWN, jnp.int8), pin.knocked_by)
         pick = lambda c, x, y: jax.tree_util.tree_map(partial(jnp.where, c), x, y)  # noqa: E731
         pin = pick(e.is_pin, hit_pin, pick(e.is_fall, down, pin))
     other = jnp.where(e.is_pair, e.pair_j, -1)
@@ -343,7 +345,7 @@ def _start(positions, shot: Shot, cue_ball, params: Params, pin_position=None):
     pin = None
     if pin_position is not None:
         pin_position = jnp.asarray(pin_position, dtype)
-        pin = PinState(pin_position, jnp.asarray(PIN_STANDING, jnp.int8), jnp.asarray(-1, jnp.int8))
+        pin = PinBody(pin_position, jnp.asarray(PIN_STANDING, jnp.int8), jnp.asarray(-1, jnp.int8))
     layout_ok = layout_is_valid(r, params, pin_position)
     params_ok = params_are_valid(params)
     go = shot_ok & layout_ok & params_ok
