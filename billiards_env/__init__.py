@@ -9,14 +9,17 @@ Gymnasium, vector, Stable-Baselines3 and two-player adapters; rendering.
     state = fenv.init(key, fenv.default_params)
     state = fenv.step(state, action, key)                            # jax.jit / jax.vmap
 
-Module map: ``params`` (EnvParams), ``actions`` (the action vector), ``observation``, ``starts``
-(where episodes start), ``modes`` (episode modes, opponents, rewards), ``functional`` (State and
-the staged step), ``runner`` (compiled drivers), ``gym_env``, ``vector``, ``sb3``,
-``pettingzoo_env``, ``gymnax_env`` (gymnax, optional), ``render``, ``registration``.
+    game, params = billiards_env.setup("three_cushion")             # the rules and physics a planner takes
+
+Module map: ``params`` (EnvParams; ``setup``, a discipline's rules and physics), ``actions`` (the
+action vector), ``observation``, ``starts`` (where episodes start), ``modes`` (episode modes,
+opponents, rewards), ``functional`` (State and the staged step), ``runner`` (compiled drivers),
+``gym_env``, ``vector``, ``sb3``, ``pettingzoo_env``, ``gymnax_env`` (gymnax, optional),
+``render``, ``registration``.
 """
 from billiards_env.functional import FunctionalEnv, State, make_functional
 from billiards_env.modes import shooter_reward
-from billiards_env.params import EnvParams, default_params, replace
+from billiards_env.params import EnvParams, default_params, replace, setup
 from billiards_env.registration import ENV_IDS, IDS, discipline_of, env_id, register_all
 
 register_all()
@@ -31,5 +34,5 @@ def make_gymnax(name: str = "three_cushion", mode: str = "shot", opponent="rando
 
 __all__ = [
     "FunctionalEnv", "State", "make_functional", "EnvParams", "default_params", "ENV_IDS", "IDS",
-    "discipline_of", "env_id", "register_all", "shooter_reward", "replace", "make_gymnax",
+    "discipline_of", "env_id", "register_all", "shooter_reward", "replace", "make_gymnax", "setup",
 ]

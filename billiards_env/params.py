@@ -174,6 +174,23 @@ def replace(obj, **changes):
     return new
 
 
+def setup(discipline: str = "three_cushion", calibration: str | None = None, *,
+          physics_options: Mapping[str, Any] | None = None, **rule_options) -> tuple[rules_lib.Rules, physics.Params]:
+    """(rules, physics parameters) of a discipline: ``rules.make_rules(discipline, **rule_options)``
+    and the physics of the table its row of the discipline table names (O-2, H-1.1: the Hungarian
+    game on its 1:2 table, the others on the match table), in the named ``calibration``
+    (``physics.CALIBRATIONS``; default: the table's own). physics_options: further
+    ``physics.default_params`` overrides (``table`` replaces the discipline's). The pair the
+    planners take (``agents``), and what ``default_params`` builds an environment on.
+
+        game, params = billiards_env.setup("hungarian_1000", scoring_mode=2)
+    """
+    game_rules = rules_lib.make_rules(discipline, **rule_options)
+    physics_options = dict(physics_options or {})
+    table = physics_options.pop("table", rules_lib.disciplines.get(discipline).table)
+    return game_rules, physics.default_params(table, calibration=calibration, **physics_options)
+
+
 def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[str, Any] | None = None,
                    physics_options: Mapping[str, Any] | None = None, **values) -> EnvParams:
     """The default parameters of a discipline, with overrides.
@@ -189,10 +206,8 @@ def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[s
         raise ValueError("option lag: the environments do not play the lag (C-1): both lag balls "
                          "are struck at once, and a step strikes one ball; valid: lag=False")
     rule_options.pop("lag", None)
-    game_rules = rules_lib.make_rules(discipline, **rule_options)
-    # rule O-2, H-1.1: each discipline's table is a column of the discipline table.
-    table = physics_options.pop("table", rules_lib.disciplines.get(discipline).table)
-    phys = physics.default_params(table, **physics_options)
+    game_rules, phys = setup(discipline, physics_options.pop("calibration", None), physics_options=physics_options,
+                             **rule_options)
     unknown = sorted(set(values) - set(PARAM_NAMES))
     if unknown:
         raise ValueError(f"unknown environment parameter(s) {', '.join(unknown)}; valid: {', '.join(PARAM_NAMES)}")
@@ -227,4 +242,5 @@ def check_layout(layout, phys, game_rules):
     return jnp.asarray(array, phys.dtype)
 
 
-__all__ = ["EnvParams", "default_params", "check_layout", "check_params", "params_are_valid", "replace", "PARAM_NAMES"]
+__all__ = ["EnvParams", "default_params", "setup", "check_layout", "check_params", "params_are_valid", "replace",
+           "PARAM_NAMES"]

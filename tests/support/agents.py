@@ -8,9 +8,8 @@ import jax
 import numpy as np
 
 import agents
-import physics
+import billiards_env
 from physics.strike import check_shot
-import rules
 from agents import SearchConfig
 
 BATCH = 128
@@ -24,9 +23,9 @@ SMALL_NOISY = SearchConfig(candidates=16, seeds=8, trials=4, noise=1.0, refine_p
 
 @functools.lru_cache(maxsize=None)
 def setup(discipline: str):
-    """(rules, params) of a discipline, on its table (the Hungarian game on its 1:2 table)."""
-    table = "hungarian" if discipline == "hungarian_1000" else "match"
-    return rules.make_rules(discipline), physics.default_params(table)
+    """(rules, params) of a discipline, on its table (the Hungarian game on its 1:2 table),
+    ``billiards_env.setup``'s, made once."""
+    return billiards_env.setup(discipline)
 
 
 @functools.lru_cache(maxsize=None)
