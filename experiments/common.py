@@ -360,23 +360,6 @@ def agent_budget(agent) -> str:
 
 # --- disciplines -------------------------------------------------------------------------------
 
-CACHE_DEFAULT = "~/.cache/carom-billiards/jax"
-
-
-def use_compilation_cache():
-    """Keep compiled programs in JAX's persistent compilation cache (``~/.cache/carom-billiards/jax``,
-    or the folder in ``CAROM_JAX_CACHE``; ``CAROM_JAX_CACHE=off`` turns it off), so that a second
-    run of a command, or of the test suite, loads its simulation instead of compiling it."""
-    where = os.environ.get("CAROM_JAX_CACHE", CACHE_DEFAULT)
-    if where.strip().lower() in ("", "off", "0", "no"):
-        return
-    jax.config.update("jax_compilation_cache_dir", os.path.expanduser(where))
-    # Every program, however small: loading a small one is faster than compiling it again, and
-    # code run op by op (outside jit) compiles one small program per operation.
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-
-
 def noise_arg(text: str) -> float:
     """argparse type of ``--noise``: a scale >= 0 (1: the standard noise) or a player profile's
     name (``agents.NOISE_PROFILES``)."""

@@ -87,7 +87,7 @@ from billiards_env.runner import Runner
 from physics.execution import MAX_ELEVATION
 from experiments.common import (
     NOISE_HELP, SPEC_HELP, AgentSpecError, agent_budget, bounded_mean_ci, check_discipline, machine_info, make_agent,
-    mean_ci, noise_arg, parse_agent_spec, ratio_ci, setup, use_compilation_cache, wilson, write_csv,
+    mean_ci, noise_arg, parse_agent_spec, ratio_ci, setup, wilson, write_csv,
 )
 
 BATCH = 128  # rows per environment step (padded): one compiled step
@@ -737,7 +737,7 @@ def write_results(out_dir, result, seconds, name="evaluate"):
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    use_compilation_cache()
+    physics.use_compilation_cache()
     try:
         for spec in args.agents + ([args.opponent] if args.opponent else []):
             parse_agent_spec(spec)

@@ -40,7 +40,7 @@ from agents import ExecutionNoise
 from agents import robustness as rb
 from billiards_env.params import DEFAULT_NOISE, check_layout
 from experiments.common import (
-    NOISE_HELP, bounded_mean_ci, machine_info, noise_arg, setup, use_compilation_cache, wilson, write_csv,
+    NOISE_HELP, bounded_mean_ci, machine_info, noise_arg, setup, wilson, write_csv,
 )
 import rules as rules_lib
 
@@ -208,7 +208,7 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     check_args(parser, args)
-    use_compilation_cache()
+    physics.use_compilation_cache()
     try:
         summary = run(args)
     except ValueError as err:

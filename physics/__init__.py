@@ -20,9 +20,11 @@ from physics.replay import event_list, positions_at, positions_at_batch  # noqa:
 from physics.simulate import simulate, simulate_batch  # noqa: E402
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit  # noqa: E402
 from physics.strike import Shot  # noqa: E402
+from physics.cache import use_compilation_cache  # noqa: E402
 
 __all__ = [
     "CALIBRATIONS", "Cushion", "EventKind", "EventLog", "Motion", "Params", "Shot", "ShotResult", "Status",
     "Table", "default_params", "event_list", "positions_at", "positions_at_batch", "simulate", "simulate_batch",
     "simulate_fn", "simulate_jit", "simulate_pool_fn", "simulate_pool_jit", "enable_x64",
+    "use_compilation_cache",
 ]

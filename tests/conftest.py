@@ -2,11 +2,12 @@
 
 Every physics test uses three balls, so one compiled simulation per static setting serves all.
 Compiled programs are kept in JAX's persistent compilation cache, outside the clone
-(``~/.cache/carom-billiards/jax``, or the folder in ``CAROM_JAX_CACHE``; ``CAROM_JAX_CACHE=off``
-turns it off), so that a second run of the suite on a machine skips most of the compile time (a
-warm run of the whole suite used about a third of the CPU time of a cold one). The suite runs in
-two processes (pytest-xdist, ``-n 2`` in pyproject.toml; ``-n 0`` for one), a test file per
-process, since compiling keeps a core busy while the other waits.
+(``physics.use_compilation_cache``: ``~/.cache/carom-billiards/jax``, or the folder in
+``CAROM_JAX_CACHE``; ``CAROM_JAX_CACHE=off`` turns it off), so that a second run of the suite on
+a machine skips most of the compile time (a warm run of the whole suite used about a third of the
+CPU time of a cold one). The suite runs in two processes (pytest-xdist, ``-n 2`` in
+pyproject.toml; ``-n 0`` for one), a test file per process, since compiling keeps a core busy
+while the other waits.
 """
 import gc
 import os
@@ -15,9 +16,8 @@ import jax
 import pytest
 
 import physics
-from experiments.common import use_compilation_cache
 
-use_compilation_cache()
+physics.use_compilation_cache()
 
 
 def _mapped_regions() -> int:
