@@ -1,49 +1,42 @@
 """Aiming without simulation: ghost balls, mirror images across the cushions, and the lines the
 geometric agent ranks (and the search agent perturbs).
 
-The cushions as mirrors
------------------------
-A ball's centre touches a cushion when it is ``params.cushion_reach`` from the nose line, so the
-centres live in the *rail box* ``[lo, lo + size]`` (x and y). Unfold the table: reflect the box
-across its sides again and again, and a path that banks off k cushions becomes a straight line
-from the real box (cell (0, 0)) to an image of its target in cell (i, j) with |i| + |j| = k. The
-line crosses |i| short-cushion and |j| long-cushion mirrors, in the order its geometry decides, so
-every cell stands for every cushion order that reaches it (the "mirror image" or diamond-system
-idea without the diamond numbers). Real cushions are not mirrors (speed, spin and the cushion's
-friction change the rebound angle): these lines are starting points, not answers.
+The cushions as mirrors. A ball's centre touches a cushion ``params.cushion_reach`` from the nose
+line, so the centres live in the *rail box* ``[lo, lo + size]``. Unfold the table (reflect the box
+across its sides again and again) and a path off k cushions becomes a straight line from the real
+box, cell (0, 0), to an image of its target in cell (i, j), |i| + |j| = k; the line crosses |i|
+short-cushion and |j| long-cushion mirrors in the order its geometry decides, so every cell
+stands for every cushion order that reaches it (the diamond-system idea without the numbers).
+Real cushions are not mirrors (speed, spin and friction change the rebound): these lines are
+starting points, not answers.
 
-The ghost ball and the cue ball's path after the contact
--------------------------------------------------------
-To send a ball along a line the cue ball must arrive where it touches it on that line (the ghost
-ball, 2R behind it). Equal balls without friction between them: the cue ball keeps the part of
-its velocity along the tangent line, v sin(cut), and its spin. Without spin at the contact
-("stun") it leaves along the tangent line, so to carom from the first object ball O1 to a point
-Q (the second object ball, or one of its images) the ghost ball lies on the circle of radius 2R
-round O1 and on the circle with diameter O1-Q (Thales): two solutions, one on each side of O1.
-With forward spin s (a fraction of rolling) the cloth bends the path forward until the ball
-rolls, along (5/7 + 2/7 s) sin(cut) t + (2/7) s cos(cut) n (``departure``; s = 1 is the
-"30-degree rule", Alciatore TP A-4), after a parabolic curve whose end is offset from the ghost
-ball (``_slide_offset``). The spin at the contact follows from the distance a centre-struck ball
-slid (``_spin_at_contact``). The ghost ball is then found numerically round O1
-(``_rolling_contacts``). Each carom line is tried twice when the cue ball reaches O1 directly:
-struck at the centre (spin as it comes), and with the draw that wears off just at the contact
-(stun, when at most 0.5 R of draw does it).
+The ghost ball and the cue ball's path after the contact. To send a ball along a line the cue
+ball must arrive where it touches it on that line (the ghost ball, 2R behind it). Equal balls
+without friction between them: the cue ball keeps its velocity along the tangent line, v
+sin(cut), and its spin. With no spin at the contact ("stun") it leaves along the tangent line, so
+to carom from the first object ball O1 to a point Q (the second ball, or an image) the ghost ball
+lies on the circle of radius 2R round O1 and on the circle with diameter O1-Q (Thales): one
+solution each side of O1. With forward spin s (a fraction of rolling) the cloth bends the path
+forward until the ball rolls, along (5/7 + 2/7 s) sin(cut) t + (2/7) s cos(cut) n (``departure``;
+s = 1 is the "30-degree rule", Alciatore TP A-4), after a parabola whose end is offset from the
+ghost ball (``_slide_offset``); the spin at the contact follows from the distance a centre-struck
+ball slid (``_spin_at_contact``), and the ghost ball is found numerically round O1
+(``_rolling_contacts``). A carom line reaching O1 directly is tried twice: struck at the centre
+(spin as it comes), and with the draw that wears off just at the contact (stun, when 0.5 R of
+draw or less does it).
 
-Kinds of lines (one row each in a ``LineTable``):
-
-* carom: cue ball -> k1 cushions -> first object ball at G -> k2 cushions -> second object ball;
-  k1 + k2 cushions in all (0 or 1 for straight rail and balkline, 1 or 2 for one-cushion, 3 or 4
-  for three-cushion: ball-first lines have k1 = 0, "bank" lines k1 > 0).
-* pin (Hungarian game): cue ball -> k1 cushions (0 to 2) -> a target ball, full enough to drive
-  it straight into the pin where it stands, with draw so the cue ball does not follow.
+Kinds of lines (one row each in a ``LineTable``): carom, cue ball -> k1 cushions -> O1 at G -> k2
+cushions -> the second ball, k1 + k2 cushions in all (0 or 1 for straight rail and balkline, 1 or
+2 for one-cushion, 3 or 4 for three-cushion; "bank" lines have k1 > 0); pin (Hungarian game), cue
+ball -> k1 cushions (0 to 2) -> a target ball hit full enough to drive it into the pin where it
+stands, with draw so the cue ball does not follow.
 
 Each line gets a quality in [0, 1] (0: impossible, blocked by a ball or the pin, or too fast):
-short paths, cuts near 45 degrees (pin lines: full hits), few cushions and above all no cushion
-before the first ball are preferred (measured: bank lines rarely come true, the rebound of a
-spinning ball being far from a mirror's). The speed comes from a simple model of the table,
-backwards from the end of the line (calibrated against the simulator: a rolling ball slows by
-about 0.05 m/s every second, keeps about 0.7 of its speed at each cushion, and starts rolling
-at about the cue speed in m/s).
+short paths, cuts near 45 degrees (pin lines: full hits), few cushions and above all none before
+the first ball (measured: bank lines rarely come true, a spinning ball's rebound being far from a
+mirror's). The speed comes from a simple model of the table, backwards from the end of the line
+(calibrated against the simulator: a rolling ball slows by about 0.05 m/s every second, keeps
+about 0.7 of its speed at each cushion, and starts rolling at about the cue speed in m/s).
 """
 from __future__ import annotations
 

@@ -19,82 +19,9 @@ quarter each): 1024 -> 512 + 32 x 8 + 4 x 8 x 8; 8192 (today's search budget) ->
 16 x 16 x 8. Exact (T = 1, no screen): round 1 C = N / 2, round 2 M = min(16, C / 8) x C / M.
 With more strikes proposed than grid strikes, the whole grid is proposed and the rest explores.
 
-With the screen, on the calibrated physics and the retrained model (``experiments.evaluate
---discipline three_cushion --agents guided:shots=1024 --innings 200 --max-shots 1``, standard
-noise; the layouts of seeds 0, 1 and 2; splits of 1024 shots played with the same command):
-
-    split of 1024 shots                          seed 0   seed 1   seed 2   s/decision
-    512 + 32 x 8 + 4 x 8 x 8 (the default)       71.0 %   66.0 %   68.5 %   0.06
-    768 + 32 x 8, no round 2                     65.0 %   68.5 %   68.0 %   0.06
-    768 + 16 x 8 + 2 x 8 x 8                     61.5 %
-    512 + 48 x 8 + 2 x 8 x 8                              66.0 %   66.0 %
-    without the screen: 64 x 8 + 8 x 8 x 8       47.5 %
-
-Seed 0's interval for the default: [64.4, 76.8]. At 8192 shots per decision (4096 + 256 x 8 +
-16 x 16 x 8), seed 0's 100 innings of at most 10 shots: 4.32 [3.62, 5.03] points per inning,
-83.4 % success per shot, 0.44 s per decision (without the screen: 2.43 and 71.7 %); at 1024,
-2.33 [1.88, 2.85] points per inning, 70.2 % per shot, 0.06 s per decision; at 8192 with the
-leave value (``guided:shots=8192,leave=value``), 5.04 [4.26, 5.79], a paired difference of
-+0.72 [-0.18, 1.62] on the same innings, with the value fitted before the screen; with the one
-shipped now (fitted on the screened search's candidates), 4.66 [3.91, 5.36], +0.34 [-0.53,
-1.21]. On seed 1's innings at 8192: 4.59 [3.87, 5.32], against the search's 3.29 [2.65, 3.93], a
-paired +1.30 [0.36, 2.24]. In the Hungarian game
-(``--discipline hungarian_1000``, seed 0's 200 layouts, one shot each, 1024 shots per decision):
-59.9 [54.4, 65.1] net points per shot, against 43.9 [38.0, 49.5] without the screen (the search
-at 8192: 62).
-
-The screen finds what the noisy trials were spent looking for: on 200 other random layouts, 768
-strikes per layout (the grid and 636 exploring) held 56 that score as aimed, and the best of them
-under noise scored 78 % of the time (24 noisy plays each); 32 of them x 8 noisy plays chose
-shots worth 67.9 % when picked by the carom margin, 61.3 % at random, 56.0 % by the model's
-rating. Among the strikes that score as aimed, the exploring ones hold the robust shots more
-often than the grid (the best of each: 75.5 % against 58.5 %), so the screen is given many
-strikes rather than the grid alone.
-
-Earlier figures, without the screen:
-
-Figures (``experiments.evaluate --discipline three_cushion``, standard noise, the evaluation's
-200 random layouts with one shot each, or its 100 innings of at most 10 shots; 95 % intervals; a
-2-core CPU shared with other work, load 6-8). Rows marked * were played by a script on the same
-layouts (``experiments.evaluate.run_innings``); those marked ** too, and in a first version whose
-grid held each line twice and whose exploring share perturbed the model's 12 lines:
-
-    agent, budget per decision                                success per shot    s/decision
-    search, 512 x 8 + 16 x 32 x 8 = 8192                      67.5 % [60.7, 73.6]  1.13
-    search alone, 64 x 8 + 8 x 8 x 8 = 1024 **                47.5 % [40.7, 54.4]
-    guided, 64 x 8 + 8 x 8 x 8 = 1024, explore 0.25           49.0 % [42.2, 55.9]  0.17-0.38
-      first version **                                        49.5 % [42.6, 56.4]
-      explore 0 **                                            50.5 % [43.6, 57.4]
-      128 x 4 + 8 x 8 x 8 *                                   49.5 % [42.6, 56.4]
-      64 x 8 + 2 x 32 x 8 *                                   44.0 % [37.3, 50.9]
-      64 x 4 + 4 x 12 x 16 *                                  50.0 % [43.1, 56.9]
-      32 x 16 + 4 x 8 x 16 **                                 47.5 % [40.7, 54.4]
-      64 x 16, no round 2 **                                  46.0 % [39.2, 52.9]
-      128 x 8, no round 2 **                                  43.0 % [36.3, 49.9]
-      the model's rating counted as 8 (32) extra trials **    43.0 (33.0) %
-
-    100 innings of at most 10 shots, 8192 per decision       points per inning   success per shot
-    search                                                    2.43 [1.88, 2.99]   71.5 %   1.33 s
-    guided (the whole grid + 380 of the search's own)         2.23 [1.81, 2.70]   69.5 %   1.44 s
-      first version                                           1.99 [1.56, 2.44]   66.8 %   1.79 s
-
-With the model retrained on the latest calibrated set and twice the data (the policy alone:
-40.5 % on these layouts), at 1024 shots per decision, played by a script:
-
-    guided, 64 x 8 + 8 x 8 x 8, explore 0.25 (the default)    47.5 % [40.7, 54.4]  0.46
-    the model's 16 best x 64 trials, no round 2, explore 0 *  44.0 %               0.13
-    the model's 32 best x 32 trials, no round 2, explore 0 *  41.0 %               0.17
-    32 x 16 + 4 x 8 x 8 (768 shots), explore 0 *              47.0 %               0.09
-
-At 8192 shots per decision, 100 innings of at most 10 shots: 2.43 [1.93, 2.95] points per
-inning, 71.7 % success per shot, 0.34 s per decision on a quiet CPU.
-Spending the budget on more trials of the model's favourites gains little over the policy
-itself; round 2's variations of the best candidates are what the simulation adds.
-The model's choice adds a point or three to the search at 1024 shots, inside the noise of 200
-layouts, and nothing at 8192; the policy alone scores 30.5 %. At one eighth of the budget the
-guided search stays far under the full search whatever the split: choosing among noisy
-candidates needs trials more than better proposals, and the model (trained on 4 noisy plays per
-strike) judges worse than 8 simulated plays, as counting its rating as extra trials showed.
+The figures (the splits tried, the screen's worth, the guided search against the search, with
+and without a leave value, in three-cushion and the Hungarian game) are in docs/agents.md
+section 2: the splits in 2.1, the figures from before the screen in 2.2.
 
     agent = GuidedAgent.for_discipline("three_cushion", noise=1.0, shots=1024)
     shots = agent.plan_batch(rules, states, params, keys)

@@ -1,5 +1,6 @@
-"""Learned shot choice without simulation at decision time (three-cushion; the Hungarian game
-with ``--discipline hungarian_1000``, see the end of this docstring).
+"""Making the success models (``agents.success``) and shipping them as a discipline's policy
+(``agents.policy``): three-cushion by default, the Hungarian game with ``--discipline
+hungarian_1000`` (its "net_points" target, ``--head classes`` for an outcome-class head).
 
 Six stages, each reading the previous one's files under ``--out`` (``room`` reads the shipped models):
 
@@ -40,43 +41,18 @@ Six stages, each reading the previous one's files under ``--out`` (``room`` read
   the data and the commands (``--plays-for``, ``--note``, ``--noise-draws``: the noise draws the
   policy averages each rating over, ``agents.policy.check_noise_draws``; see ``--help``).
 
-Deterministic per ``--seed``.
-
-The measurements (both disciplines: every model tried, with its data, its figures on fresh
-layouts and under the noise, and the ``room`` stage's measure of how far a better ranking of the
-grid could go) are in docs/agents.md section 3. The shipped three-cushion models were made by
+Deterministic per ``--seed``. For example (the shipped exact three-cushion model was trained
+on two such data folders, seeds 3 and 13):
 
     python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 3 --out results/f16a
-    python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --seed 13 --out results/f16b
     python -m experiments.success_model train --features 4 --epochs 8 --no-rolling --data results/f16a \\
-        results/f16b --out results/e32v4
-    python -m experiments.success_model evaluate --grid --no-rolling --layouts 200 [--noise 1] --out results/e32v4
+        --out results/e32v4
+    python -m experiments.success_model evaluate --grid --no-rolling --layouts 200 --noise 1 --out results/e32v4
     python -m experiments.success_model ship --out results/e32v4    # -> agents/models/three_cushion.*
-    python -m experiments.success_model generate --grid --no-rolling --layouts 16384 --trials 4 --noise 1 \\
-        --seed 4 --out results/n16a        # soft labels; and --seed 14, 24, 34 --out results/n16b, n16c, n16d
-    python -m experiments.success_model train --features 4 --epochs 4 --lr 5e-4 --no-rolling --data results/n16a \\
-        results/n16b results/n16c results/n16d --init results/e32v4 --out results/nftv4b
-    python -m experiments.success_model ship --out results/nftv4b --plays-for 1   # -> three_cushion_noise1.*
-    python -m experiments.success_model room --noise 1 --layouts 512 --trials 32 --out results/room
-    python -m experiments.success_model evaluate --layouts 200 --search 48 --out results/proposal  # A on the
-        # search's proposal, B and the search (after generate/train without --grid)
 
-and the Hungarian ones (``--discipline hungarian_1000``, an outcome-class head, the third inputs) by
-
-    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --seed 6 \\
-        --out results/he8k            # and --seed 8 --out results/he8k2, --seed N --out results/heN for N = 30 ... 43
-    python -m experiments.success_model train --features 3 --head classes --epochs 8 --standardize \\
-        --data results/he8k results/he8k2 results/he30 ... results/he43 --out results/hec128v3
-    python -m experiments.success_model ship --out results/hec128v3   # -> agents/models/hungarian_1000.*
-    python -m experiments.success_model generate --discipline hungarian_1000 --grid --layouts 8192 --trials 4 \\
-        --noise 1 --seed 21 --out results/hn21                      # and --seed 23 --out results/hn23
-    python -m experiments.success_model train --features 3 --head classes --epochs 4 --lr 5e-4 --standardize \\
-        --data results/hn21 results/hn23 --init results/hec128v3 --out results/hcft128v3
-    python -m experiments.success_model ship --out results/hcft128v3  # -> agents/models/hungarian_1000_noise1.*
-    python -m experiments.success_model evaluate --discipline hungarian_1000 --grid --layouts 200 --noise 1 \\
-        --out results/hcft128v3
-    python -m experiments.success_model room --discipline hungarian_1000 --noise 1 --layouts 512 --trials 32 \\
-        --out results/room
+The commands that made each shipped model are in its sidecar (``commands``) and in docs/agents.md
+section 3 (three-cushion: 3.6; the Hungarian game: 3.4 exact, 3.5 under noise; the ``room`` and
+proposal runs: 3.1, 3.2), with every model tried and its figures.
 """
 from __future__ import annotations
 
