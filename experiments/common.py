@@ -360,6 +360,12 @@ def agent_budget(agent) -> str:
 
 # --- disciplines -------------------------------------------------------------------------------
 
+def begin() -> None:
+    """A command's first step (before its arguments are read): JAX's persistent compilation cache
+    on (``physics.use_compilation_cache``)."""
+    physics.use_compilation_cache()
+
+
 def noise_arg(text: str) -> float:
     """argparse type of ``--noise``: a scale >= 0 (1: the standard noise) or a player profile's
     name (``agents.NOISE_PROFILES``)."""
