@@ -23,18 +23,15 @@ The iteration (``_bracketed_newton``) keeps a bracket that it shrinks by the sig
 iterate, takes the step when it stays inside the bracket and bisects otherwise, and starts at the
 segment end with the smaller |g|. The step is Laguerre's, x - n g / (g' +- sqrt((n-1)((n-1) g'^2
 - n g g''))) with n the degree (3 for f', 4 for f), sign chosen to point into the bracket: a
-Newton step corrected with g'', for one more Horner evaluation and a square root. Plain Newton
-(tried first, started where Fourier's condition g g'' > 0 holds) needed 24-32 iterations for full
-float64 precision on random quartics with roots in [0, 30]: from a far segment end a quartic looks
-like (t - r)^4, and Newton removes only a quarter of the distance per step there. Laguerre's step
-is exact for (t - r)^n, converges cubically, and reaches full precision in 4-5 iterations on
-such quartics; DERIV_ITERS and ROOT_ITERS keep a margin for the slowest cases measured.
+Newton step corrected with g''. It is exact for (t - r)^n and reaches full float64 precision in
+4-5 iterations where plain Newton needed 24-32 (docs/physics.md section 1); DERIV_ITERS and
+ROOT_ITERS keep a margin for the slowest cases measured.
 
 Everything is branch-free (``jnp.where``) with bounded iteration counts (a rolled ``while_loop``
 that stops once every iterate it needs has stopped moving), so it traces once and runs in
-lock-step over a batch. It handles degenerate inputs: leading
-coefficients that are exactly zero (a quadratic is a quartic with c4 = c3 = 0), double roots and
-tangencies, constant and zero polynomials.
+lock-step over a batch. It handles degenerate inputs: leading coefficients that are exactly zero
+(a quadratic is a quartic with c4 = c3 = 0), double roots and tangencies, constant and zero
+polynomials.
 
 Not the companion matrix's eigenvalues (``numpy.roots``): docs/physics.md section 1 says why.
 

@@ -28,16 +28,12 @@ The environment shoots from ``state.positions`` with ball ``state.cue_ball`` (C-
 standing at ``state.pin_position`` when ``state.pin_state == PinState.STANDING``.
 
 ``Rules``, ``GameState`` and ``Outcome`` are pytrees of fixed-shape arrays: ``jax.jit`` the
-functions with ``rules`` as an argument (its family is static metadata; the discipline's columns
-and options are leaves, so the six carom disciplines share one compiled referee) and ``jax.vmap``
-over states and shots (and over rule options). Module map: ``disciplines`` (the data
-table), ``options`` (Rules), ``state``, ``log`` (filters over the event log), ``judge`` (facts of a
-shot), ``geometry`` (fields, anchors, frozen balls), ``fields`` (consecutive caroms in a zone),
-``scoring`` (verdicts), ``carom`` and ``hungarian`` (one shot of each family), ``respot``, ``pin``,
-``lag``, ``referee`` (the shared behaviour), ``repair`` (impossible layouts from the physics,
-resolved as a referee would; counted in ``GameState.repairs``), ``void`` (void shots, and their
-streaks resolved as a miss), ``choices``, ``outcome``, ``codes`` and ``calls`` (codes and their
-words).
+functions with the rules as an argument (the family is static; the discipline's columns and options
+are leaves, so the six carom disciplines share one compiled referee) and ``jax.vmap`` over states,
+shots and rule options. One job a module: ``disciplines`` (the data table), ``options`` (Rules),
+``state``, ``log``, ``judge`` (facts of a shot), ``geometry``, ``fields``, ``scoring``, ``carom`` and
+``hungarian`` (one shot of each family), ``respot``, ``pin``, ``lag``, ``referee``, ``repair``,
+``void``, ``choices``, ``outcome``, ``codes`` and ``calls``; ``point`` (a three-cushion point, Python side).
 
 Where the rules leave a point open (simultaneous contacts, frozen balls, field sizes, void shots,
 repairs, ...) the choice is made in one module each and listed in docs/rules.md, "Open points".
