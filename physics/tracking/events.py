@@ -22,6 +22,7 @@ tracked shot as it reads a simulated one (``rules.point.scores_point``, docs/rul
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -100,9 +101,9 @@ def _starts(shot: TrackedShot, grid, pos, config: TrackingConfig) -> list[Contac
             continue
         d = np.linalg.norm(pos[window] - pos[window, b][:, None], axis=2)
         d[:, b] = np.inf
-        i, a = np.unravel_index(np.argmin(d), d.shape)
+        i, a = (int(k) for k in np.unravel_index(np.argmin(d), d.shape))
         if d[i, a] <= 2 * config.radius + config.ball_near:
-            out.append(Contact(float(grid[window][i]), "ball", (int(min(a, b)), int(max(a, b)))))
+            out.append(Contact(float(grid[window][i]), "ball", (min(a, b), max(a, b))))
     return out
 
 
@@ -146,19 +147,21 @@ def event_log(shot: TrackedShot, found: list[Contact] | None = None, config: Tra
     times = np.array([0.0] + [c.t - shot.strike_time for c in found] + [np.inf] * pad)
     balls = np.array([(shot.cue, -1)] + [c.balls for c in found] + [(-1, -1)] * pad, np.int8)
     end = shot.at([shot.end_time])[0]
-    log = EventLog(
+    # NumPy leaves: a pytree of host arrays, which the referee reads as it reads a simulated log.
+    log: dict[str, Any] = dict(
         kind=np.array(kinds + [EventKind.NONE] * pad, np.int8), time=times, balls=balls,
         cushion=np.array([-1] + [c.cushion for c in found] + [-1] * pad, np.int8),
         positions=np.broadcast_to(end, (capacity, 3, 2)).copy(), velocities=np.zeros((capacity, 3, 2)),
         spins=np.zeros((capacity, 3, 3)), motion=np.zeros((capacity, 3), np.int8),
     )
-    return ShotResult(
-        events=log, num_events=np.asarray(k, np.int32), overflow=np.asarray(False), status=np.asarray(0, np.int32),
+    summary: dict[str, Any] = dict(
+        num_events=np.asarray(k, np.int32), overflow=np.asarray(False), status=np.asarray(0, np.int32),
         final_positions=end, final_time=np.asarray(shot.end_time - shot.strike_time), on_table=np.ones(3, bool),
         pin_present=np.asarray(False), pin_down=np.asarray(False), pin_position=np.zeros(2),
         pin_knocked_by=np.asarray(-1, np.int8), dropped=np.asarray(0, np.int32),
         dropped_span=np.stack([np.full((3, 2), np.inf), np.full((3, 2), -np.inf)], axis=1),
     )
+    return ShotResult(events=EventLog(**log), **summary)
 
 
 __all__ = ["Contact", "ball_contacts", "contacts", "cushion_contacts", "cushion_lines", "event_log"]

@@ -211,13 +211,13 @@ def reconstruct(shot: TrackedShot, params: Optional[Params] = None, config: Trac
                                          near.times[:, 0] - target.strike_time <= horizon)))
     best = fit([scored], params, config, init=first_guess(shot, config)[None], seed=seed)[0]
     if horizon is None:
-        best.result = final_result(target, best.strike, params, config)
+        result = best.result = final_result(target, best.strike, params, config)
     else:  # the errors of the whole shot, from its one simulation
         results, d2, rel, _ = simulate([target], best.strike[None], params, config)
+        result = jax.tree_util.tree_map(lambda v: v[0], results)
         best = Fit(best.strike, float(rms(d2, target.used[None], config=config)[0]),
-                   float(rms(d2, target.used[None] & (rel <= config.early), config=config)[0]),
-                   jax.tree_util.tree_map(lambda v: v[0], results))
-    return best, path_distance(shot, best.result, float(best.strike[4]), params, config=config)
+                   float(rms(d2, target.used[None] & (rel <= config.early), config=config)[0]), result)
+    return best, path_distance(shot, result, float(best.strike[4]), params, config=config)
 
 
 __all__ = ["FIELDS", "Fit", "check_horizon", "first_guess", "fit", "ghost_aim", "legal", "reconstruct"]

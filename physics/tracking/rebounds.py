@@ -64,8 +64,8 @@ def rebound(position: Callable[[np.ndarray], np.ndarray], t: float, cushion: int
     settled = bend = np.nan
     s_late = np.linalg.norm(v_late)
     if free and s_late >= config.rebound_min_speed:
-        settled = s_late / s_out
-        bend = angle(v_late, -np.dot(v_late, n)) - angle(v_out, n_out)
+        settled = float(s_late / s_out)
+        bend = float(angle(v_late, -np.dot(v_late, n)) - angle(v_out, n_out))
     return np.array([angle(v_in, n_in), angle(v_out, n_out), n_out / n_in, s_out / s_in, settled, bend])
 
 
