@@ -18,7 +18,9 @@ call and judged by the referee: ``SearchAgent()`` plans for exact execution,
 Everything is seeded by the key and deterministic. The planners work on ``rules.GameState``
 directly. Helpers: ``ExecutionNoise`` (the standard execution noise), ``agents.states``
 (starting and random legal game states), ``agents.play.execute`` (play a batch of strikes:
-noise, simulation, referee).
+noise, simulation, referee), ``agents.specs`` (agents named by a spec string, ``make_agent``),
+``agents.arena`` (agents playing innings and games in the environments), ``agents.stats``
+(interval estimates).
 """
 from agents.base import NOISE_PROFILES, ExecutionNoise, Planner, clip_shot, noise_scale, stack_states
 from agents.geometric import GeometricAgent
@@ -29,10 +31,11 @@ from agents.play import execute, net_points, shooter_points
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig
 from agents.guided import GuidedAgent
+from agents.specs import AgentSpecError, make_agent, parse_agent_spec
 
 __all__ = [
     "Planner", "RandomAgent", "GeometricAgent", "SearchAgent", "LearnedAgent", "JaxPolicyAgent", "SearchConfig",
     "GuidedAgent", "ExecutionNoise", "NOISE_PROFILES", "noise_scale",
     "clip_shot", "stack_states", "execute", "net_points", "shooter_points", "random_state",
-    "random_states", "starting_state", "state_from_layout",
+    "random_states", "starting_state", "state_from_layout", "AgentSpecError", "make_agent", "parse_agent_spec",
 ]

@@ -21,6 +21,7 @@ import jax
 import numpy as np
 
 import billiards_env
+from experiments.common import begin
 from physics.simulate import DEFAULT_LANES
 
 
@@ -90,6 +91,7 @@ def write(rows, path):
 
 
 def main(argv=None):
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--out", default="results/bench_env", help="output folder")

@@ -23,7 +23,25 @@ import numpy as np
 import physics
 from physics import cores, profile as event_profile
 from physics.simulate import DEFAULT_LANES
-from experiments.layouts import random_shots, starting_position
+from rules import respot
+from experiments.common import begin
+
+
+def starting_position(params) -> np.ndarray:
+    """The carom starting position (rule C-2.1) with white breaking, as the referee sets it
+    (``rules.respot.starting_position``): white, yellow, red. (3, 2)."""
+    return np.asarray(respot.starting_position(params.table, 0).astype(params.table.length.dtype))
+
+
+def random_shots(rng: np.random.Generator, n: int, v_range=(1.0, 6.0), max_offset=0.5) -> physics.Shot:
+    """n random shots: V0 uniform in v_range, any aim, tip offset uniform on a disc of radius
+    max_offset (so |a|, |b| <= max_offset and never a miscue), level cue."""
+    r = max_offset * np.sqrt(rng.uniform(size=n))
+    ang = rng.uniform(0, 2 * np.pi, n)
+    return physics.Shot(
+        V0=rng.uniform(*v_range, n), phi=rng.uniform(-180, 180, n), theta=np.zeros(n),
+        a=r * np.cos(ang), b=r * np.sin(ang),
+    )
 
 
 def batch_inputs(params, shots):
@@ -37,8 +55,8 @@ _STARTS: dict[int, tuple] = {}
 
 
 def _start(params) -> np.ndarray:
-    """``starting_position``, worked out once per parameter set: the referee sets it with a few
-    dozen small JAX calls, and between two timed shots those would slow the second one down
+    """``starting_position``, worked out once per parameter set: the referee sets it with small
+    JAX calls, and between two timed shots those would slow the second one down
     (by about 0.3 ms of a single shot's 0.4 on this 2-core CPU), so the figure would not be the
     simulation's."""
     hit = _STARTS.get(id(params))
@@ -172,6 +190,7 @@ def write_csv(path, rows):
 
 
 def main(argv=None):
+    begin()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 8192], help="batch sizes")
     ap.add_argument("--repeats", type=int, default=3,

@@ -18,7 +18,7 @@ import numpy as np
 import billiards_env
 from agents.jax_ppo import ENV_STEPS, PPO, PPOConfig
 from billiards_env.runner import Runner
-from experiments.common import machine_info
+from experiments.common import begin, machine_info
 
 
 def timed(fn, repeats: int):
@@ -67,6 +67,7 @@ def bench_env_alone(discipline: str, steps: int, config: PPOConfig) -> dict:
 
 
 def main(argv=None):
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--discipline", default="three_cushion")
     parser.add_argument("--updates", type=int, default=5, help="timed updates after the first (compiling) one")

@@ -17,6 +17,8 @@ import os
 
 import numpy as np
 
+from experiments.common import begin
+
 
 def read_run(folder: str) -> dict:
     """A run's label (backend, algorithm, shots/s) and its curve's columns as arrays; ValueError
@@ -60,6 +62,7 @@ def plot(runs: list[dict], path: str, title: str) -> None:
 
 
 def main(argv=None):
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="folders written by experiments.train")
     parser.add_argument("--out", default=os.path.join("results", "train", "backends.png"), help="the plot (.png)")

@@ -5,7 +5,7 @@ shots are drawn.
    stable-baselines3 is installed, the shipped success model's policy, which simulates nothing,
    the search guided by that model, and the search over simulated shots; both searches plan
    8,192 simulated shots per decision) plays ``--innings`` innings from random legal layouts
-   under the standard execution noise: it shoots until it misses (``experiments.evaluate``).
+   under the standard execution noise: it shoots until it misses (``agents.arena``).
    Reported: points per inning (the game's own average), success and foul rates per shot, with
    95 % intervals, and the seconds per decision.
 2. The search agent plays one shot from each of ``--layouts`` random layouts and the starting
@@ -27,9 +27,10 @@ import importlib.util
 import os
 import time
 
+from agents import arena
 from experiments import evaluate as ev
 from experiments import gallery as gal
-from experiments.common import NOISE_HELP, noise_arg, write_csv
+from experiments.common import NOISE_HELP, begin, noise_arg, write_csv
 
 DISCIPLINE = "three_cushion"
 MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "models",
@@ -93,6 +94,7 @@ def write_report(out, result, index, settings, seconds):
 
 
 def main(argv=None):
+    begin()
     ap = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
@@ -114,14 +116,14 @@ def main(argv=None):
     print(f"three-cushion, {args.innings} innings per agent under execution noise {args.noise:g}: "
           + ", ".join(label({"agent": s}) for s in specs), flush=True)
     players = {}  # shared by the evaluation and the gallery: the search compiles once
-    result = ev.evaluate(DISCIPLINE, specs, innings=args.innings, max_shots=args.max_shots, noise=args.noise,
-                         seed=args.seed, progress=not args.no_progress, players=players)
+    result = arena.evaluate(DISCIPLINE, specs, innings=args.innings, max_shots=args.max_shots, noise=args.noise,
+                            seed=args.seed, progress=not args.no_progress, players=players)
     ev.write_results(args.out, result, time.perf_counter() - t0)
     print("\n".join(table(result["summary"])), flush=True)
 
     gallery_dir = os.path.join(args.out, "gallery")
     index, rows, _ = gal.gallery(DISCIPLINE, "search", layouts=args.layouts, top=args.top, noise=args.noise,
-                                 seed=args.seed, batch=ev.BATCH, out=gallery_dir, gif=False,
+                                 seed=args.seed, batch=arena.BATCH, out=gallery_dir, gif=False,
                                  progress=not args.no_progress, players=players)
     settings = dict(discipline=DISCIPLINE, agent="search", layouts=args.layouts, noise=args.noise)
     gal.write_index(gallery_dir, index, settings)

@@ -32,13 +32,11 @@ from tqdm.auto import tqdm
 
 import physics
 import rules as rules_lib
+from agents import arena
 from agents.base import index_tree
-from billiards_env import render
-from experiments import evaluate as ev
-from experiments.common import (
-    NOISE_HELP, SPEC_HELP, AgentSpecError, ball_names, check_discipline, machine_info, noise_arg, parse_agent_spec,
-    setup, write_csv,
-)
+from agents.specs import SPEC_HELP, AgentSpecError, check_discipline, parse_agent_spec
+from billiards_env import render, setup
+from experiments.common import NOISE_HELP, add_run_arguments, ball_names, begin, machine_info, noise_arg, write_csv
 from experiments.view import ViewShot, standing_pin, write_view
 
 SAMPLES = 600  # points along each ball's path in a picture
@@ -96,35 +94,35 @@ def draw(path, result, state, params, game, title, paths):
 
 
 def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noise=0.0, seed=0, batch=64,
-            search_shots=ev.SEARCH_SHOTS, out="results/gallery", gif=True, gif_seconds=10.0, progress=True,
+            search_shots=arena.SEARCH_SHOTS, out="results/gallery", gif=True, gif_seconds=10.0, progress=True,
             players=None):
     """Play, rank, draw. Returns (index entries, shot rows)."""
     game, params = setup(discipline)
     players = {} if players is None else players
     label = parse_agent_spec(spec).text
     if label not in players:
-        players[label] = ev.make_player(spec, noise, batch, search_shots, discipline)
+        players[label] = arena.make_player(spec, noise, batch, search_shots, discipline)
     player = players[label]
     check_discipline(player.agent, label, discipline)
     names = ball_names(game)
     n = layouts + 1  # the random layouts, then the starting position
-    keys = ev.row_keys(seed, 0, n)
-    random_part = ev.first_states(game, params, layouts, "random", keys[:layouts]) if layouts else None
-    start_part = ev.first_states(game, params, 1, "start", keys[layouts:])
+    keys = arena.row_keys(seed, 0, n)
+    random_part = arena.first_states(game, params, layouts, "random", keys[:layouts]) if layouts else None
+    start_part = arena.first_states(game, params, 1, "start", keys[layouts:])
     games = start_part if random_part is None else jax.tree_util.tree_map(
         lambda a, b: np.concatenate([a, b]), random_part, start_part)
-    env, env_params = ev.environment(game, params, "shot", noise, 1)
-    states = ev.to_host(env.init_from(games, env_params))
+    env, env_params = arena.environment(game, params, "shot", noise, 1)
+    states = arena.to_host(env.init_from(games, env_params))
     where = [f"random layout {i}" for i in range(layouts)] + ["starting position"]
-    shot_keys = np.asarray(ev._shot_keys(keys, 0))
+    shot_keys = np.asarray(arena.shot_keys(keys, 0))
     rows, shots = [], []
     bar = tqdm(total=n, desc=f"{label} shots", unit="shot", disable=not progress)
     for first in range(0, n, batch):
         part = slice(first, min(n, first + batch))
         sub = index_tree(states, part)
         m = part.stop - part.start
-        planned, stepped, result_batch = ev.play_round([player], np.zeros(m, int), env, env_params, sub,
-                                                       shot_keys[part], batch)
+        planned, stepped, result_batch = arena.play_round([player], np.zeros(m, int), env, env_params, sub,
+                                                          shot_keys[part], batch)
         for i in range(m):
             r = first + i
             result = index_tree(result_batch, i)
@@ -142,7 +140,7 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
                 cushions_before_carom=int(outcome.cushions), cushions=sum(c.startswith("cushion") for c in seq),
                 cue_path_m=float(lengths[cue]),
                 events=int(result.num_events), call=rules_lib.call_words(outcome, discipline),
-                **{f: float(planned[i, k]) for k, f in enumerate(ev.SHOT_FIELDS)},
+                **{f: float(planned[i, k]) for k, f in enumerate(arena.SHOT_FIELDS)},
             ))
             shots.append((result, state, outcome, paths, seq))
         bar.update(m)
@@ -176,7 +174,7 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
             cue_ball=names[cue], layout={names[b]: [round(float(v), 4) for v in xy]
                                          for b, xy in enumerate(np.asarray(state.positions))},
             pin=None if pin is None else [round(float(v), 4) for v in pin],
-            shot={f: round(row[f], 4) for f in ev.SHOT_FIELDS}, noise=noise,
+            shot={f: round(row[f], 4) for f in arena.SHOT_FIELDS}, noise=noise,
             call=row["call"], points=row["points"], foul=row["foul"], reason=row["reason"],
             cushions=row["cushions"], cushions_before_carom=row["cushions_before_carom"], cue_ball_contacts=seq,
             cue_path_m=round(row["cue_path_m"], 3),
@@ -223,11 +221,12 @@ def build_parser():
     parser.add_argument("--noise", type=noise_arg, default=0.0, help=NOISE_HELP + " (default 0: exact)")
     parser.add_argument("--no-gif", action="store_true", help="PNGs only, no GIF replays")
     parser.add_argument("--gif-seconds", type=float, default=10.0, help="replay at most this much of a shot")
-    ev.add_run_arguments(parser, "results/gallery", batch=64)
+    add_run_arguments(parser, "results/gallery", batch=64)
     return parser
 
 
 def main(argv=None):
+    begin()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

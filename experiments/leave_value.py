@@ -52,8 +52,9 @@ from agents.nets import mlp_apply, mlp_init
 from agents.play import net_points
 from agents.search import SearchAgent, SearchConfig, screened, simulate_candidates
 from agents.store import MODELS_DIR
-from experiments.common import NOISE_HELP, machine_info, noise_arg, setup
-from experiments.evaluate import SEARCH_SHOTS, to_host
+from agents.arena import SEARCH_SHOTS, to_host
+from billiards_env import setup
+from experiments.common import NOISE_HELP, begin, machine_info, noise_arg
 from experiments.success_model import fit as fit_net
 
 SIZES = (FEATURES, 128, 128, 1)
@@ -217,6 +218,7 @@ def build_parser():
 
 
 def main(argv=None):
+    begin()
     args = build_parser().parse_args(argv)
     if args.trials < 2 or args.trials % 2:
         raise SystemExit(f"--trials must be even and at least 2 (the double estimator), got {args.trials}")

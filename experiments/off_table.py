@@ -17,7 +17,8 @@ import time
 import numpy as np
 
 import physics
-from experiments.common import wilson
+from agents.stats import wilson
+from experiments.common import begin
 from physics import Shot, Status
 from rules import respot
 
@@ -49,6 +50,7 @@ def cell(params, layout, shot: Shot, cue_ball: int):
 
 
 def main(argv=None):
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shots", type=int, default=4096, help="shots per cell")
     parser.add_argument("--elevations", type=float, nargs="+", default=list(ELEVATIONS))

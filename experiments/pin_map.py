@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 
 import physics  # noqa: E402
 from physics.collide.ball_pin import topple_speed  # noqa: E402
+from experiments.common import begin  # noqa: E402
 
 
 def sweep(params, speeds, offsets):
@@ -40,6 +41,7 @@ def sweep(params, speeds, offsets):
 
 
 def main(argv=None):
+    begin()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="results/pin_map", help="output folder")
     ap.add_argument("--speeds", type=int, default=80, help="speeds in the sweep")

@@ -21,6 +21,7 @@ import numpy as np
 
 import physics
 from physics import EventKind, Shot
+from experiments.common import begin
 
 CUE = np.array([0.70, 0.71])  # the cue ball on the long axis of the match table
 THIRD = np.array([2.40, 0.25])  # the third ball, out of the way
@@ -168,6 +169,7 @@ def describe(shot) -> str:
 
 
 def main(argv=None):
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=os.path.join("docs", "images"), help="folder for the PNGs")
     parser.add_argument("--no-png", action="store_true", help="search and print only")

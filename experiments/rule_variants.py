@@ -11,8 +11,8 @@ balkline               balkline 47/2, 47/1, 71/2                               C
 straight_rail          straight rail with and without the restricted fields    C-11.1, C-11.2
 =====================  ======================================================  =============
 
-For each setting and agent (``experiments.evaluate``'s functions, under execution noise
-``--noise``):
+For each setting and agent (``agents.arena.evaluate``, as ``experiments.evaluate`` plays them,
+under execution noise ``--noise``):
 
 * points per inning: ``--innings`` innings from random legal layouts, each until the turn passes
   or ``--max-shots`` shots, with the success and foul rates per shot and the share of shots whose
@@ -42,10 +42,10 @@ import jax
 import numpy as np
 from tqdm.auto import tqdm
 
-from experiments import evaluate as ev
-from experiments.common import (
-    NOISE_HELP, SPEC_HELP, AgentSpecError, machine_info, noise_arg, parse_agent_spec, setup, write_csv,
-)
+from agents import arena
+from agents.specs import SPEC_HELP, AgentSpecError, parse_agent_spec
+from billiards_env import setup
+from experiments.common import NOISE_HELP, add_run_arguments, begin, machine_info, noise_arg, short_label, write_csv
 
 # group -> (title, [(setting label, discipline, rule options)])
 GROUPS = {
@@ -86,7 +86,7 @@ def reduced_distance(discipline: str, carom: int, hungarian: int) -> int:
 
 
 def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game_shots=600, carom_distance=10,
-        hungarian_distance=300, batch=ev.BATCH, search_shots=ev.SEARCH_SHOTS, seed=0, progress=True):
+        hungarian_distance=300, batch=arena.BATCH, search_shots=arena.SEARCH_SHOTS, seed=0, progress=True):
     """Play every distinct setting of the groups with every agent. Returns a dict of row lists
     (``variants``, ``games``, ``innings``) and the settings."""
     players = {}  # per discipline: an agent may carry a discipline's model (leave=value)
@@ -102,10 +102,10 @@ def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game
     for group, label, discipline, options, distance, key in plan:
         if key not in done:
             full_distance = int(setup(discipline)[0].distance)
-            result = ev.evaluate(discipline, specs, innings=innings, start="random", max_shots=max_shots,
-                                 games=games, distance=distance, max_game_shots=max_game_shots,
-                                 rule_options=options, noise=noise, batch=batch, search_shots=search_shots,
-                                 seed=seed, progress=progress, players=players.setdefault(discipline, {}))
+            result = arena.evaluate(discipline, specs, innings=innings, start="random", max_shots=max_shots,
+                                    games=games, distance=distance, max_game_shots=max_game_shots,
+                                    rule_options=options, noise=noise, batch=batch, search_shots=search_shots,
+                                    seed=seed, progress=progress, players=players.setdefault(discipline, {}))
             done[key] = (result, full_distance)
             bar.update(len(specs))
         result, full_distance = done[key]
@@ -167,7 +167,7 @@ def plot(path, rows, note):
                 err = np.clip(np.nan_to_num(np.array([y - lo, hi - y])), 0, None)
                 x = np.arange(len(settings)) + (j - (len(agents) - 1) / 2) * width
                 ax.bar(x, np.nan_to_num(y), width, yerr=err, capsize=3, color=colours[j % len(colours)],
-                       label=ev._short(agent, 30))
+                       label=short_label(agent, 30))
             ax.set_xticks(np.arange(len(settings)))
             ax.set_xticklabels(settings, fontsize=9)
             ax.set_ylabel(f"{ylabel} (95 %)", fontsize=9)
@@ -200,11 +200,12 @@ def build_parser():
     parser.add_argument("--noise", type=noise_arg, default=1.0, help=NOISE_HELP)
     parser.add_argument("--quick", action="store_true",
                         help="a small run: 4 innings, 2 games to 3 (Hungarian 100) points, a small search")
-    ev.add_run_arguments(parser, "results/rule_variants")
+    add_run_arguments(parser, "results/rule_variants")
     return parser
 
 
 def main(argv=None):
+    begin()
     parser = build_parser()
     args = parser.parse_args(argv)
     quick = args.quick

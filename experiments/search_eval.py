@@ -35,9 +35,11 @@ from agents import (
     ExecutionNoise, SearchAgent, execute, net_points,
     random_states, shooter_points, stack_states, starting_state,
 )
+from agents import arena
 from agents.base import index_tree
-from experiments import evaluate as ev
-from experiments.common import AgentSpecError, machine_info, make_agent, mean_ci, parse_config, wilson, write_csv
+from agents.specs import AgentSpecError, make_agent, parse_config
+from agents.stats import mean_ci, wilson
+from experiments.common import begin, machine_info, write_csv
 
 AGENTS = ("random", "geometric", "search")
 PAD = 256  # shots are played in batches padded to this size: one compiled simulation
@@ -147,14 +149,15 @@ def hungarian(args, exact, noisy, shot_rows):
                         index=i, points=int(net[i]), foul=bool(outcomes.foul[i]), reason=int(outcomes.reason[i]),
                         **{f: float(getattr(shots, f)[i]) for f in ("V0", "phi", "theta", "a", "b")},
                     ))
-            # Points per inning: experiments.evaluate's innings (its planning chunks, noise and referee).
+            # Points per inning: agents.arena's innings (its planning chunks, noise and referee).
             n = args.innings
             if n > 0:
                 print(f"Hungarian, innings, noise {noise:g}: {name} ({n} innings)", flush=True)
-                batch = min(n, ev.BATCH)
-                player = ev.Player(name, agent, ev.plan_chunk(agent, batch))
-                innings, _ = ev.run_innings(player, game, params, n, noise=noise, max_shots=args.max_inning_shots,
-                                            seed=args.seed + 1, stream=int(10 * noise), batch=batch, progress=False)
+                batch = min(n, arena.BATCH)
+                player = arena.Player(name, agent, arena.plan_chunk(agent, batch))
+                innings, _ = arena.run_innings(player, game, params, n, noise=noise, max_shots=args.max_inning_shots,
+                                               seed=args.seed + 1, stream=int(10 * noise), batch=batch,
+                                               progress=False)
                 total = np.array([r["net_points"] for r in innings], float)
                 shots_taken = np.array([r["shots"] for r in innings])
                 fouls = sum(r["fouls"] for r in innings)
@@ -220,6 +223,7 @@ def plot(path, tc_rows, hu_rows):
 
 
 def main(argv=None):
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Search options: fields of agents.SearchConfig, e.g. "

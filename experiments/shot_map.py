@@ -38,10 +38,9 @@ import agents
 import physics
 from agents import ExecutionNoise
 from agents import robustness as rb
-from billiards_env.params import DEFAULT_NOISE, check_layout
-from experiments.common import (
-    NOISE_HELP, bounded_mean_ci, machine_info, noise_arg, setup, wilson, write_csv,
-)
+from agents.stats import bounded_mean_ci, wilson
+from billiards_env.params import DEFAULT_NOISE, check_layout, setup
+from experiments.common import NOISE_HELP, begin, machine_info, noise_arg, write_csv
 import rules as rules_lib
 
 
@@ -205,10 +204,10 @@ def run(args) -> dict:
 
 
 def main(argv=None):
+    begin()
     parser = build_parser()
     args = parser.parse_args(argv)
     check_args(parser, args)
-    physics.use_compilation_cache()
     try:
         summary = run(args)
     except ValueError as err:

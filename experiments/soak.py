@@ -29,6 +29,7 @@ from tqdm import tqdm
 import physics
 import rules
 from experiments import soak_games
+from experiments.common import begin
 from physics.events import EventKind
 from physics.motion import layout_tolerance
 from physics.simulate import layout_is_valid
@@ -216,6 +217,7 @@ def write_results(out: str, seed: int, dtype: str, rows: list, games) -> None:
 
 
 def main(argv=None) -> int:
+    begin()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shots", type=int, default=1024, help="shots per family")
     ap.add_argument("--families", nargs="+", default=list(FAMILIES), choices=FAMILIES)

@@ -29,6 +29,7 @@ import billiards_env
 import rules
 from billiards_env.actions import N_ACTIONS
 from billiards_env.runner import Runner
+from experiments.common import begin
 
 STUCK_AFTER = 5  # unchanged shots in a row that make a game stuck (a void streak is resolved at 3)
 DEFAULT_MAX_SHOTS = 200
@@ -159,6 +160,7 @@ def run(discipline: str, games: int, dtype: str = "float64", seed: int = 0, max_
 
 
 def main(argv=None) -> dict:
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)

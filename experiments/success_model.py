@@ -84,7 +84,9 @@ from agents.success import (
     AIMS, FEATURE_VERSIONS, NET_UNIT, ClonedAgent, SuccessAgent, aim_jitter, check_aims, check_features, check_outcomes,
     line_correction, line_grid, line_inputs, line_shots, net_rating, pair_features, proposal, ratings, seeded_line,
 )
-from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, setup, wilson
+from agents.stats import mean_ci, wilson
+from billiards_env import setup
+from experiments.common import NOISE_HELP, begin, machine_info, noise_arg
 from physics.execution import shot_array, shot_from_array
 
 CHUNK = 64  # layouts simulated per call (one compiled simulation)
@@ -668,6 +670,7 @@ def aims_arg(text: str) -> tuple[float, ...]:
 
 
 def main(argv=None):
+    begin()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("stage", choices=("generate", "train", "merge", "evaluate", "room", "ship"))
     ap.add_argument("--out", default="results/success_model")

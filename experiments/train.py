@@ -74,7 +74,8 @@ import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
 from agents.learned import LearnedAgent
 from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
-from experiments.common import NOISE_HELP, machine_info, mean_ci, noise_arg, wilson, write_csv
+from agents.stats import mean_ci, wilson
+from experiments.common import NOISE_HELP, begin, machine_info, noise_arg, write_csv
 from physics.simulate import DEFAULT_LANES
 
 BACKENDS = ("jax", "sb3")
@@ -515,6 +516,7 @@ def start_distributed(args) -> None:
 
 
 def main(argv=None):
+    begin()
     args = parse_args(argv)
     start_distributed(args)
     os.makedirs(args.out, exist_ok=True)

@@ -33,8 +33,8 @@ from agents import execute
 from agents.base import index_tree, repeat_state
 from agents.states import starting_state, state_from_layout
 from billiards_env import render
-from billiards_env.params import check_layout
-from experiments.common import ball_names, setup
+from billiards_env.params import check_layout, setup
+from experiments.common import ball_names, begin
 from physics.strike import FIELDS, check_fields, check_limits
 
 SAMPLE_STEP = 0.01  # s between samples of the balls' positions (plus every event time)
@@ -506,6 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> str:
+    begin()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.width < 100:

@@ -136,10 +136,10 @@ def test_obstacles_near_a_leg_decide_as_every_cell_of_the_grid_does(discipline):
     import dataclasses
 
     import rules
-    from experiments import common
-    from experiments.evaluate import first_states, row_keys
+    from agents.arena import first_states, row_keys
+    from billiards_env import setup
 
-    game, params = common.setup(discipline)
+    game, params = setup(discipline)
     table = geometry.line_table_for(game)
     grid = geometry.cells_within(max(table.reach, 1))
     every = np.broadcast_to(np.arange(len(grid), dtype=np.int32), (table.n, len(grid)))

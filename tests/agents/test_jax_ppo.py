@@ -1,7 +1,7 @@
 """The JAX PPO (``agents.jax_ppo``) and its planner (``agents.jax_policy``): training is deterministic
 for a seed, a short run on a fixed straight-rail layout raises the rollouts' mean official reward
 well above its start, a checkpoint (.npz and .json) loads back to the same actions and strikes,
-refuses another observation, and the planner plays in ``experiments.evaluate``.
+refuses another observation, and the planner plays in the evaluation (``agents.arena``).
 
 Every test shares one ``PPOConfig`` (64 environments, as the environment tests), so the update is
 compiled once for the file.
@@ -21,7 +21,7 @@ import rules
 from agents.jax_policy import JaxPolicyAgent, checkpoint_paths, play_action
 from agents.jax_ppo import PPO, PPOConfig, Transition, gae, log_prob
 from billiards_env import observation
-from experiments import evaluate
+from agents import arena
 from tests.support.env import BATCH
 
 DISCIPLINE = "straight_rail"
@@ -164,8 +164,8 @@ def test_a_checkpoint_of_another_observation_or_network_is_refused(saved, tmp_pa
 @pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_the_planner_plays_in_the_evaluation_command(saved):
     _, path = saved
-    result = evaluate.evaluate(DISCIPLINE, [f"learned:{path}"], innings=3, max_shots=1, noise=0.0, batch=BATCH,
-                               progress=False)
+    result = arena.evaluate(DISCIPLINE, [f"learned:{path}"], innings=3, max_shots=1, noise=0.0, batch=BATCH,
+                            progress=False)
     (row,) = result["summary"]
     assert row["agent"] == f"learned:{path}"
     assert len(result["shots"]) == 3 and {s["agent"] for s in result["shots"]} == {row["agent"]}

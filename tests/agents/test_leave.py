@@ -17,7 +17,7 @@ from agents.leave import (
 )
 from agents.store import shipped_disciplines
 from agents.search import play_candidates
-from experiments.common import AgentSpecError, make_agent, parse_agent_spec
+from agents.specs import AgentSpecError, make_agent, parse_agent_spec
 from experiments.leave_value import _targets
 from physics.pytree import replace
 from tests.support.agents import SMALL_NOISY, layouts, setup

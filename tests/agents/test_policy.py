@@ -26,7 +26,7 @@ from agents.success import (
     AIMS, FEATURE_VERSIONS, SuccessAgent, aim_jitter, aimed, chances, check_aims, check_outcomes, line_grid, net_rating,
     noise_draws, ratings, with_lines,
 )
-from experiments.common import AgentSpecError, agent_budget, make_agent, parse_agent_spec
+from agents.specs import AgentSpecError, agent_budget, make_agent, parse_agent_spec
 from experiments.success_model import (
     OUTCOMES, choice_room, fold_scaling, load_data, losses, net_label, outcome_fractions, scored_label, strike_label,
     success_dataset,

@@ -7,7 +7,7 @@ import agents
 import physics
 from agents import ExecutionNoise, execute, shooter_points
 from agents import robustness as rb
-from experiments.common import setup
+from billiards_env import setup
 
 BATCH = 64  # the agents' and environments' batch: its simulation and referee are compiled already
 KEY = jax.random.PRNGKey(4)

@@ -116,7 +116,7 @@ def test_the_screen_keeps_the_strikes_that_score_as_aimed_hardest_to_miss_first(
 
 
 def test_the_search_under_noise_screens_by_default_and_the_spec_turns_it_off():
-    from experiments.common import make_agent
+    from agents.specs import make_agent
 
     agent = make_agent("search", 1.0)
     assert agent.config == SearchAgent.for_noise(1.0).config

@@ -1,4 +1,6 @@
-"""The evaluation commands end to end on tiny settings, the interval estimates and the agent specs.
+"""The evaluation commands end to end on tiny settings, the interval estimates, the agent specs and
+the rollout engine behind them (``agents.stats``, ``agents.specs``, ``agents.arena``), and the first
+step every command takes (``experiments.common.begin``: the compilation cache).
 
 Every run shares one compiled simulation and one compiled set of geometric lines: batches padded
 to ``BATCH`` rows, planning calls of ``BATCH`` states, and a search of one candidate per state
@@ -6,20 +8,26 @@ to ``BATCH`` rows, planning calls of ``BATCH`` states, and a search of one candi
 """
 from __future__ import annotations
 
+import ast
 import csv
+import importlib
 import json
 import math
+import os
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from agents import GeometricAgent, RandomAgent, SearchAgent
+import physics
+import physics.cache
+from agents import GeometricAgent, RandomAgent, SearchAgent, arena
+from agents.specs import AgentSpecError, make_agent, parse_agent_spec, parse_config
+from agents.stats import bounded_mean_ci, mean_ci, ratio_ci, wilson
+from billiards_env import setup
 from experiments import evaluate, gallery, rule_variants
-from experiments.common import (
-    AgentSpecError, bounded_mean_ci, make_agent, mean_ci, parse_agent_spec, parse_config, ratio_ci, setup, wilson,
-)
 
 BATCH = 8
 SEARCH = "search:candidates=1,trials=1,refine_parents=0,seeds=1,screen=0"  # small; no screen (exact in the gallery)
@@ -81,8 +89,7 @@ def test_bounded_intervals_stay_in_the_possible_range_at_0_of_n_and_n_of_n():
 
 
 def test_evaluate_reports_intervals_inside_the_range_for_0_of_n_innings():
-    from experiments.evaluate import Player, inning_summary
-    from agents import RandomAgent
+    from agents.arena import Player, inning_summary
 
     rows = [dict(points=0, net_points=0, shots=1, capped=False) for _ in range(40)]
     shots = [dict(success=False, foul=False, reason="empty") for _ in range(40)]
@@ -97,7 +104,7 @@ def test_evaluate_reports_intervals_inside_the_range_for_0_of_n_innings():
 
 
 def test_paired_differences_are_taken_inning_by_inning_against_the_first_agent():
-    from experiments.evaluate import paired_differences
+    from agents.arena import paired_differences
 
     base = [3, 0, 5, 1, 2, 0]
     other = [4, 0, 7, 1, 1, 2]  # +1, 0, +2, 0, -1, +2: mean 2/3, sample std sqrt(1.4667)
@@ -126,10 +133,9 @@ def test_the_evaluation_environment_takes_every_playable_shot_as_an_action():
 
     import physics
     from billiards_env import actions, default_params
-    from experiments.common import setup
 
     game, params = setup("one_cushion", distance=7)
-    env, env_params = evaluate.environment(game, params, "inning", 0.5, 3)
+    env, env_params = arena.environment(game, params, "inning", 0.5, 3)
     assert (env.discipline, env.mode, env.policy) == ("one_cushion", "inning", None)
     assert int(env_params.rules.distance) == 7 and int(env_params.max_steps) == 3
     assert float(env_params.noise) == 0.5 and env_params.physics is params
@@ -213,16 +219,57 @@ def test_the_evaluation_plays_on_the_calibration_asked_for():
     assert float(hungarian.cushion.e_c) == 0.85 and hungarian.table.kind == "hungarian"
 
 
+# --- every command's first step: the compilation cache -------------------------------------------
+
+def commands() -> list[str]:
+    """The modules of experiments/ with a ``main``."""
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    return sorted(f"experiments.{p.stem}" for p in root.glob("*.py")
+                  if any(isinstance(node, ast.FunctionDef) and node.name == "main"
+                         for node in ast.parse(p.read_text(encoding="utf-8")).body))
+
+
+class CacheTurnedOn(Exception):
+    pass
+
+
+def test_every_command_turns_the_compilation_cache_on_before_anything_else(monkeypatch):
+    def turned_on():
+        raise CacheTurnedOn
+
+    monkeypatch.setattr(physics, "use_compilation_cache", turned_on)
+    found = commands()
+    assert {"experiments.evaluate", "experiments.train", "experiments.view", "experiments.demo"} <= set(found)
+    for name in found:
+        main = importlib.import_module(name).main
+        with pytest.raises(CacheTurnedOn):  # before --help: the first thing main does
+            main(["--help"])
+
+
+def test_the_compilation_cache_goes_where_CAROM_JAX_CACHE_says(monkeypatch, tmp_path):
+    settings = {}
+    monkeypatch.setattr(physics.cache.jax.config, "update", lambda name, value: settings.__setitem__(name, value))
+    monkeypatch.setenv("CAROM_JAX_CACHE", str(tmp_path))
+    assert physics.use_compilation_cache() == str(tmp_path)
+    assert settings["jax_compilation_cache_dir"] == str(tmp_path)
+    assert settings["jax_persistent_cache_min_compile_time_secs"] == 0.0
+    settings.clear()
+    monkeypatch.setenv("CAROM_JAX_CACHE", "off")
+    assert physics.use_compilation_cache() is None and settings == {}
+    monkeypatch.delenv("CAROM_JAX_CACHE")
+    assert physics.use_compilation_cache() == os.path.expanduser("~/.cache/carom-billiards/jax")
+
+
 # --- the commands ------------------------------------------------------------------------------
 
 def test_shot_stats_count_the_shots_a_field_or_anchor_limit_decided():
     # C-11.2, C-12.3: a carom made over a field's or an anchor's limit does not count.
     reasons = ["scored", "field_limit", "empty", "anchor_limit", "scored", "too_few_cushions", "scored", "empty"]
     rows = [dict(success=r == "scored", foul=r != "scored", reason=r) for r in reasons]
-    stats = evaluate.shot_stats(rows)
+    stats = arena.shot_stats(rows)
     assert (stats["shots"], stats["successes"], stats["fouls"], stats["limit_calls"]) == (8, 3, 5, 2)
     assert stats["limit_rate"] == 0.25 and stats["limit_low"] < 0.25 < stats["limit_high"]
-    assert evaluate.shot_stats(rows[:1])["limit_calls"] == 0
+    assert arena.shot_stats(rows[:1])["limit_calls"] == 0
 
 
 @pytest.mark.slow
@@ -277,13 +324,13 @@ def test_evaluate_innings_and_games(tmp_path):
 @pytest.mark.slow
 def test_evaluate_is_deterministic_and_plays_two_agents():
     common = dict(innings=5, max_shots=2, noise=1.0, batch=BATCH, progress=False)
-    a = evaluate.evaluate("three_cushion", ["random"], seed=3, **common)
-    b = evaluate.evaluate("three_cushion", ["random"], seed=3, **common)
-    c = evaluate.evaluate("three_cushion", ["random"], seed=4, **common)
+    a = arena.evaluate("three_cushion", ["random"], seed=3, **common)
+    b = arena.evaluate("three_cushion", ["random"], seed=3, **common)
+    c = arena.evaluate("three_cushion", ["random"], seed=4, **common)
     assert a["shots"] == b["shots"] and a["innings"] == b["innings"]
     assert a["shots"] != c["shots"]
-    duel = evaluate.evaluate("three_cushion", ["random"], opponent="geometric", innings=0, games=2, distance=1,
-                             max_game_shots=6, noise=1.0, batch=BATCH, progress=False)
+    duel = arena.evaluate("three_cushion", ["random"], opponent="geometric", innings=0, games=2, distance=1,
+                          max_game_shots=6, noise=1.0, batch=BATCH, progress=False)
     rows = duel["games_summary"]
     assert [r["agent"] for r in rows] == ["random", "geometric"]
     assert all(g["player0"] == "random" and g["player1"] == "geometric" for g in duel["games"])

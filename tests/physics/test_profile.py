@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 import physics
-from experiments.bench_physics import batch_inputs
-from experiments.layouts import random_shots
+from experiments.bench_physics import batch_inputs, random_shots
 from physics import profile
 
 BATCH = 64  # the batch other tests compile the pool for

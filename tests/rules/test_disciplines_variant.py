@@ -20,7 +20,6 @@ import physics
 import rules
 from billiards_env.params import replace
 from billiards_env.pettingzoo_env import BilliardsAECEnv
-from experiments import common
 from rules import disciplines
 from tests.support.env import check_state, random_actions, runner
 
@@ -110,7 +109,7 @@ def test_the_table_chooses_the_physics_table_and_the_pin():
         table = params.physics.table
         assert table.kind == "hungarian" and (float(table.length), float(table.width)) == (2.10, 1.05)
         assert billiards_env.make_functional(discipline).config.pin is pin
-        game, phys = common.setup(discipline)
+        game, phys = billiards_env.setup(discipline)
         assert phys.table.kind == "hungarian" and discipline in rules.disciplines.matching(game)
     assert billiards_env.make_functional("hungarian_1000").config.pin is True
     assert billiards_env.make_functional("three_cushion").config.pin is False
