@@ -15,7 +15,8 @@ Module map: ``params`` (EnvParams; ``setup``, a discipline's rules and physics),
 action vector), ``observation``, ``starts`` (where episodes start), ``modes`` (episode modes,
 opponents, rewards), ``functional`` (State and the staged step), ``runner`` (compiled drivers),
 ``gym_env``, ``vector``, ``sb3``, ``pettingzoo_env``, ``gymnax_env`` (gymnax, optional),
-``render``, ``registration``.
+``render``, ``registration``, ``testing`` (``api_test``: an environment, a variant's or a
+wrapped one, checked against the contracts).
 """
 from billiards_env.functional import FunctionalEnv, State, make_functional
 from billiards_env.modes import shooter_reward
@@ -32,7 +33,17 @@ def make_gymnax(name: str = "three_cushion", mode: str = "shot", opponent="rando
 
     return make(name, mode, opponent, **options)
 
+
+def api_test(env, **options) -> list:
+    """``billiards_env.testing.api_test``: ``env`` (a Gymnasium environment, wrappers included,
+    or a ``FunctionalEnv``) checked against the environments' contracts; AssertionError naming
+    what fails, else the names of the checks run."""
+    from billiards_env.testing import api_test as check
+
+    return check(env, **options)
+
+
 __all__ = [
     "FunctionalEnv", "State", "make_functional", "EnvParams", "default_params", "ENV_IDS", "IDS",
-    "discipline_of", "env_id", "register_all", "shooter_reward", "replace", "make_gymnax", "setup",
+    "discipline_of", "env_id", "register_all", "shooter_reward", "replace", "make_gymnax", "setup", "api_test",
 ]

@@ -1,98 +1,46 @@
-"""``api_test(env_id)``, run on every discipline: random episodes under jit, one environment and a
-batch (the physics on the lane pool), dtypes and shapes, a finished state stepping to itself,
-rewards equal to the referee's points, determinism, batched against single, and the Gymnasium
-and Stable-Baselines3 checkers, ``gymnasium.make`` and ``gymnasium.make_vec``."""
+"""Every registered environment through the public checker (``billiards_env.testing.api_test``):
+the functional environment (one and a batch, staged) and the Gymnasium one; then what only the
+adapters here promise: Stable-Baselines3's checker, the reward as the acting player's points with
+the shot's events in ``info``, and ``gymnasium.make_vec``."""
 from __future__ import annotations
-
-import warnings
 
 import gymnasium as gym
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import billiards_env
 import rules
 from billiards_env import functional
-from billiards_env.params import replace
-from tests.support.env import BATCH, ENV_IDS, check_state, fenv, index, random_actions, runner, tree_equal
+from billiards_env.testing import api_test
+from tests.support.env import BATCH, ENV_IDS, fenv, random_actions, runner
+
+FUNCTIONAL_CHECKS = ["state", "transitions", "determinism", "finished_state", "nan_action", "batch"]
+GYMNASIUM_CHECKS = ["spaces", "reset", "step", "finished_episode", "determinism", "bad_actions", "gymnasium_checker"]
 
 
-
-def play(env, params, key, steps, batch=None):
-    """Random shots from a new episode: the list of States (the first is the initial one)."""
-    run = runner(env, batch)
-    k_init, k_play = jax.random.split(key)
-    states = [run.reset(k_init, params)]
-    for i in range(steps):
-        k_act, k_step = jax.random.split(jax.random.fold_in(k_play, i))
-        out = run.step(states[-1], random_actions(k_act, batch), k_step, params)
-        states.append(out[0] if batch is None else out[1])  # a batch: the state before its autoreset
-    return states
-
-
-def check_game(states, batch=()):
-    for before, after in zip(states, states[1:]):
-        check_state(after, batch)
-        done = np.asarray(before.terminated | before.truncated)
-        # the base step: a finished state steps to itself, with zero rewards
-        if np.any(done):
-            same = jax.tree_util.tree_map(
-                lambda a, b, done=done: np.asarray(a == b).reshape(done.shape + (-1,)).all(-1),
-                replace(before, rewards=after.rewards), after)
-            assert all(np.all(leaf[done]) for leaf in jax.tree_util.tree_leaves(same))
-            assert np.all(np.asarray(after.rewards)[done] == 0)
-        # rewards are the referee's points of the step (two players, no built-in opponent)
-        live = ~done
-        assert np.array_equal(np.asarray(after.rewards)[live], np.asarray(after.outcome.points, np.float32)[live])
-        steps = np.asarray(after.step_count)
-        assert np.all(steps[live] == np.asarray(before.step_count)[live] + 1)
-
-
-def api_test(env_id: str):
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_api(env_id):
     discipline = billiards_env.discipline_of(env_id)
-    key = jax.random.PRNGKey(7)
-
-    # Random episodes ("shot" mode: one shot each), one environment, then a batch.
+    # the staged stages and the batch shape the other environment tests compile
     env = fenv(discipline)
-    params = env.default_params
-    single = play(env, params, key, 2)
-    check_state(single[0])
-    check_game(single)
-    assert bool(single[1].terminated) and not bool(single[1].truncated)
-    assert tree_equal(single, play(env, params, key, 2))  # same key, same episode
-
-    keys = jax.random.split(key, 8)
-    run = runner(env, BATCH)
-    states = run.reset(keys[0], params)
-    check_state(states, (BATCH,))
-    actions = random_actions(keys[1], BATCH)
-    following, batched = run.step(states, actions, keys[2], params)
-    check_game([states, batched], (BATCH,))
-    check_game([batched, run.step(batched, actions, keys[3], params)[1]], (BATCH,))  # all finished
-    assert np.all(np.asarray(batched.terminated)) and not np.any(np.asarray(following.terminated))
-    step_keys = jax.random.split(jax.random.split(keys[2])[0], BATCH)  # the keys the batch used
-    for i in range(2):  # batched as single: the same verdicts, the same layout to rounding
-        one, _ = runner(env).step(index(states, i), actions[i], step_keys[i], params)
-        assert np.array_equal(np.asarray(one.rewards), np.asarray(batched.rewards[i]))
-        assert tree_equal(one.outcome, index(batched.outcome, i))
-        np.testing.assert_allclose(np.asarray(one.game.positions), np.asarray(batched.game.positions[i]), atol=1e-9)
-
-    # Gymnasium: the checkers, make and make_vec.
+    assert api_test(env, seed=7, steps=2, batch=BATCH) == FUNCTIONAL_CHECKS
+    key = jax.random.PRNGKey(7)
+    following, stepped = runner(env, BATCH).step(runner(env, BATCH).reset(key, env.default_params),
+                                                random_actions(key, BATCH), key, env.default_params)
+    assert np.all(np.asarray(stepped.terminated)) and not np.any(np.asarray(following.terminated))  # reset after
     gym_env = gym.make(env_id, fused=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(gym_env.unwrapped, skip_render_check=True)
+    assert api_test(gym_env, seed=3) == GYMNASIUM_CHECKS
+
     sb3_check_env(gym_env.unwrapped, warn=False)
     obs, info = gym_env.reset(seed=3)
-    assert obs.dtype == np.float32 and obs.flags.writeable and obs in gym_env.observation_space
+    assert obs.flags.writeable
     acting = int(gym_env.unwrapped.state.current_player)
     obs, reward, terminated, truncated, info = gym_env.step(gym_env.action_space.sample())
     assert type(reward) is float and type(terminated) is bool and type(truncated) is bool
-    assert terminated and isinstance(info["call"], str) and info["events"][0]["kind"] == "cue_strike"
+    assert terminated and info["events"][0]["kind"] == "cue_strike"
     assert reward == info["points"][acting]
 
     vec = gym.make_vec(env_id, num_envs=BATCH, fused=False, lanes=BATCH)
@@ -105,12 +53,6 @@ def api_test(env_id: str):
     assert np.all(terminated) and info["_final_obs"].all() and info["final_obs"].shape == obs2.shape
     assert np.array_equal(reward, info["points"][np.arange(BATCH), acting].astype(float))
     vec.close()
-
-
-@pytest.mark.parametrize("env_id", ENV_IDS)
-def test_api(env_id):
-    api_test(env_id)
-
 
 
 def test_the_carom_disciplines_share_one_compiled_step():
@@ -138,3 +80,81 @@ def test_the_carom_disciplines_share_one_compiled_step():
     # test_api compiled for one carom discipline serve the next
     stages = [functional.make_ops(env.config, batched=True, staged=True) for env in (envs[0], envs[2])]
     assert stages[0].judge is stages[1].judge and stages[0].end is stages[1].end
+
+
+# -- the checker catches what breaks the contracts -----------------------------------------------------
+
+
+class OffTheScale(gym.ObservationWrapper):
+    """A broken wrapper: the observation scaled out of its space."""
+
+    def observation(self, obs):
+        return obs * 4.0 + 1.0
+
+
+class StepsBeforeRefusing(gym.Wrapper):
+    """A broken wrapper: a non-finite action draws the next shot's noise before it is refused."""
+
+    def step(self, action):
+        if not np.all(np.isfinite(np.asarray(action, np.float64))):
+            inner = self.env.unwrapped
+            inner._key = jax.random.split(inner._key)[0]
+            raise ValueError("action must be finite")
+        return self.env.step(action)
+
+
+class ClipsSilently(gym.Wrapper):
+    """A broken wrapper: every action taken, cleaned and clipped without a word."""
+
+    def step(self, action):
+        action = np.asarray(action, np.float32)
+        if action.shape != (9,):
+            raise ValueError("action must have shape (9,)")
+        return self.env.step(np.clip(np.nan_to_num(action), -1.0, 1.0))
+
+
+class RoundsTheReward(gym.RewardWrapper):
+    """A broken wrapper: the reward as a NumPy float32, not a Python float."""
+
+    def reward(self, reward):
+        return np.float32(reward)
+
+
+@pytest.mark.parametrize("wrapper, message", [
+    (OffTheScale, r"reset\(seed=3\)'s observation lies outside its space \(7 of \d+ values\): index 0: 2.83793 not in "
+                  r"\[0, 1\]"),
+    (StepsBeforeRefusing, "refused bad actions changed the episode"),
+    (ClipsSilently, r"a bad action \(NaN\) must raise ValueError, step\(\) took it"),
+    (RoundsTheReward, "step 1: the reward must be a finite float, got np.float32"),
+])
+def test_the_checker_catches_a_broken_wrapper(wrapper, message):
+    env = wrapper(gym.make("billiards_env/ThreeCushion-v0", fused=False))
+    with pytest.raises(AssertionError, match=message):
+        api_test(env, seed=3)
+
+
+def test_the_checker_takes_sound_wrappers_and_the_dict_observation():
+    clipped = gym.wrappers.ClipAction(gym.make("billiards_env/ThreeCushion-v0", fused=False))  # an unbounded Box
+    assert api_test(clipped, seed=3) == GYMNASIUM_CHECKS  # a NaN still reaches the environment, which refuses it
+    as_dict = gym.make("billiards_env/ThreeCushion-v0", fused=False, obs_format="dict")
+    assert api_test(as_dict, seed=3, steps=1) == GYMNASIUM_CHECKS
+    with pytest.raises(TypeError, match="env must be a gymnasium.Env or a billiards_env.FunctionalEnv, got str"):
+        api_test("billiards_env/ThreeCushion-v0")
+    with pytest.raises(ValueError, match="steps must be an int >= 1, got 0"):
+        api_test(as_dict, steps=0)
+    with pytest.raises(ValueError, match="batch and jit are options of a functional environment's check"):
+        api_test(as_dict, batch=4)
+
+
+def test_the_checker_passes_a_discipline_a_user_registers():
+    """The use it is for: a variant from ``rules.register_discipline`` (data only: the carom stages
+    the tests above compiled), as a functional and as a Gymnasium environment."""
+    rules.register_discipline("checker_rail_20", base="straight_rail", gym_name="CheckerRail20", distance=20)
+    billiards_env.register_all()
+    assert api_test(billiards_env.make_functional("checker_rail_20"), seed=5) == FUNCTIONAL_CHECKS[:-1]
+    assert billiards_env.api_test(gym.make("billiards_env/CheckerRail20-v0", fused=False), seed=5) == GYMNASIUM_CHECKS
+
+
+@pytest.mark.slow  # compiles the whole step (jax.jit(env.step)): the largest program of an environment
+def test_the_checker_compares_the_step_compiled_whole_with_the_staged_one():
+    assert api_test(fenv("three_cushion"), seed=7, steps=2, jit=True) == FUNCTIONAL_CHECKS[:-1] + ["jit"]

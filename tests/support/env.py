@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import billiards_env
-from billiards_env import actions, functional, observation
+from billiards_env import actions, testing
 from billiards_env.runner import Runner
 
 BATCH = 64
@@ -58,26 +58,6 @@ def index(tree, i):
     return jax.tree_util.tree_map(lambda x: x[i], tree)
 
 
-STATE_FIELDS = {
-    # name: (dtype, shape without the batch axes)
-    "observation": (np.float32, (observation.OBS_SIZE,)),
-    "current_player": (np.int32, ()),
-    "rewards": (np.float32, (2,)),
-    "terminated": (np.bool_, ()),
-    "truncated": (np.bool_, ()),
-    "step_count": (np.int32, ()),
-    "opponent_shots": (np.int32, ()),
-}
-
-
-def check_state(state: functional.State, batch=()):
-    """Dtypes and shapes of a State's fields, and the observation inside its space."""
-    for name, (dtype, shape) in STATE_FIELDS.items():
-        value = np.asarray(getattr(state, name))
-        assert value.dtype == dtype, (name, value.dtype)
-        assert value.shape == tuple(batch) + shape, (name, value.shape)
-    obs = np.asarray(state.observation)
-    space = observation.flat_space()
-    assert np.all(obs >= space.low) and np.all(obs <= space.high)
-    assert np.asarray(state.game.positions).shape == tuple(batch) + (3, 2)
-    assert set(np.unique(np.asarray(state.current_player))) <= {0, 1}
+# The State's fields and their check live in the public checker (``billiards_env.testing``).
+STATE_FIELDS = testing.STATE_FIELDS
+check_state = testing.check_state
