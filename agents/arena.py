@@ -14,11 +14,11 @@ stream), split per shot into a planning and a step key (``shot_keys``), so every
 rule setting meets the same layouts and noise draws, shot for shot (common random numbers).
 
 Batching: every unfinished row is planned each round in ``plan_batch`` calls of ``Player.chunk``
-states (``plan_chunk``: a search as many states as ``search_shots`` simulated shots allow),
-then stepped ``batch`` rows at a time (``step_rows``), the last call padded, so one compilation
-serves every round. Seconds per decision: planning wall time per state planned (padding rows
-included); the first call of each kind of rules compiles, is timed apart (``first_call_seconds``)
-and repeated.
+states (``plan_chunk``: a search as many states as ``search_shots`` simulated shots allow, its
+exact screen counted), then stepped ``batch`` rows at a time (``step_rows``), the last call padded,
+so one compilation serves every round. Seconds per decision: planning wall time per state
+actually planned (padding rows left out); the first call of each kind of rules compiles, is timed
+apart (``first_call_seconds``) and repeated.
 
 Results are rows of plain dicts: ``run_innings`` (inning rows, shot rows), ``run_games`` (game,
 inning and shot rows); summarised by ``inning_summary``, ``game_summary``, ``shot_stats`` and
@@ -115,28 +115,28 @@ def first_states(game, params, n: int, start: str, keys, breakers=None):
 # --- players -----------------------------------------------------------------------------------
 
 def plan_chunk(agent, batch: int, search_shots: int = SEARCH_SHOTS) -> int:
-    """States per planning call: the search as many as ``search_shots`` simulated shots allow,
-    the geometric agent and the success model (the policy) ``GEOMETRIC_CHUNK``, the guided search
-    the smaller of the two, the others a whole batch."""
+    """States per planning call: a search as many as ``search_shots`` simulated shots allow, every
+    shot its call simulates per state counted (``SearchConfig.budget``: the exact screen, round 1
+    and round 2), at least one; the geometric agent and the success model (the policy)
+    ``GEOMETRIC_CHUNK``, the guided search the smaller of the two; the others a whole batch."""
     limit = batch
     if isinstance(agent, (GeometricAgent, SuccessAgent, GuidedAgent)):  # they build the geometric line tables
         limit = min(batch, GEOMETRIC_CHUNK)
     if isinstance(agent, SearchAgent):
-        cfg = agent.config
-        per_state = max(cfg.candidates * cfg.trials, cfg.refine_parents * cfg.refine_children * cfg.round2_trials)
-        return max(1, min(limit, search_shots // per_state))
+        return max(1, min(limit, search_shots // agent.config.budget))
     return limit
 
 
 @dataclasses.dataclass
 class Player:
-    """An agent under its spec's label, planning in calls of ``chunk`` states, with its timing."""
+    """An agent under its spec's label, planning in calls of ``chunk`` states, with its timing:
+    ``plan_seconds`` over ``decisions`` (the states planned, padding left out), and the calls
+    that compiled apart (``first_call_seconds``)."""
 
     label: str
     agent: object
     chunk: int
     plan_seconds: float = 0.0
-    planned_rows: int = 0
     first_call_seconds: float = 0.0
     decisions: int = 0
     warm: set = dataclasses.field(default_factory=set)
@@ -158,19 +158,18 @@ class Player:
             t0 = time.perf_counter()
             shots = jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
             self.plan_seconds += time.perf_counter() - t0
-            self.planned_rows += self.chunk
             out.append(np.asarray(shot_array(shots))[:m])
         self.decisions += n
         return np.concatenate(out) if out else np.zeros((0, 5))
 
     def counters(self) -> tuple:
-        return (self.plan_seconds, self.planned_rows, self.decisions)
+        return (self.plan_seconds, self.decisions)
 
-    def timing(self, since=(0.0, 0, 0)) -> dict:
-        """Seconds per decision: planning time per state planned (padding rows included),
+    def timing(self, since=(0.0, 0)) -> dict:
+        """Seconds per decision: planning time per state planned (padding rows left out),
         compilation left out; over the decisions made since the ``counters()`` given."""
-        seconds, rows, decisions = (a - b for a, b in zip(self.counters(), since))
-        return dict(seconds_per_decision=seconds / rows if rows else float("nan"), decisions=decisions,
+        seconds, decisions = (a - b for a, b in zip(self.counters(), since))
+        return dict(seconds_per_decision=seconds / decisions if decisions else float("nan"), decisions=decisions,
                     first_call_seconds=self.first_call_seconds, budget=agent_budget(self.agent))
 
 
@@ -348,7 +347,7 @@ def player_unit(inning_rows) -> float:
     return float(np.gcd.reduce(np.asarray(steps, int))) if steps else 1.0
 
 
-def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0, 0), **context) -> dict:
+def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0), **context) -> dict:
     """One agent's summary row over its innings: points (and net points) per inning, a bootstrap
     interval kept inside the possible range (``agents.stats.bounded_mean_ci``), shots per inning,
     the per-shot rates (``shot_stats``) and the timing since ``since`` (``Player.timing``)."""
@@ -482,7 +481,7 @@ def game_summary(players, game_rows, inning_rows, shot_rows, since=None, **conte
                    general_average=avg[0], average_low=avg[1], average_high=avg[2],
                    points_per_inning=pts[0], points_low=pts[1], points_high=pts[2])
         row.update(shot_stats([r for r in shot_rows if r["agent"] == label]))
-        row.update(player.timing(since[j] if since else (0.0, 0, 0)))
+        row.update(player.timing(since[j] if since else (0.0, 0)))
         out.append(row)
     return out
 

@@ -46,7 +46,8 @@ def add_run_arguments(parser, out: str, batch: int = BATCH):
     """The options every playing command shares: batch, search chunk, seed, results folder, progress."""
     parser.add_argument("--batch", type=int, default=batch, help="rows per simulation call (padded)")
     parser.add_argument("--search-shots", type=int, default=SEARCH_SHOTS,
-                        help="simulated shots per search planning call, at most (bounds memory)")
+                        help="simulated shots per search planning call, its exact screen counted, at most "
+                             "(bounds memory and time per call)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=out, help="results folder")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")

@@ -19,14 +19,14 @@ player 0 against ``--opponent``; the breaker alternates from game to game. Per a
   not [0, 0] when no inning scored: ``agents.stats.bounded_mean_ci``); also the net points;
 * success rate per shot (``Outcome.shot_value > 0``) and foul rate per shot, Wilson intervals;
 * shots per inning; seconds per decision (planning wall time per state planned, padding rows
-  included; the first call of each kind of rules compiles and is timed apart);
+  left out; the first call of each kind of rules compiles and is timed apart);
 * games: winner, game length in innings, the general average per agent, with intervals;
 * paired differences (two agents or more, innings): each agent's points and net points per
   inning minus the first agent's, inning by inning on the same layouts and noise draws, mean and
   95 % interval: the fair test of whether one agent makes more points than another.
 
 Each round plans all unfinished innings (games) together, in ``plan_batch`` calls of at most
-``--search-shots`` simulated shots for a search (a round's), then steps them
+``--search-shots`` simulated shots for a search (its exact screen counted), then steps them
 ``--batch`` rows at a time. Every inning (game) has its own key from ``--seed``: the run is
 deterministic, and every agent meets the same layouts and noise draws, shot for shot.
 

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +218,46 @@ def test_the_evaluation_plays_on_the_calibration_asked_for():
     _, hungarian = setup("hungarian_1000")
     assert float(default.cushion.e_c) == 0.862 and float(reference.cushion.e_c) == 0.85
     assert float(hungarian.cushion.e_c) == 0.85 and hungarian.table.kind == "hungarian"
+
+
+# --- planning calls and their timing ------------------------------------------------------------
+
+def test_a_planning_call_counts_every_shot_the_search_simulates_per_state():
+    """The exact screen is counted: 4,096 screened strikes a state leave room for one state in a
+    call of 8,192 simulated shots, where round 1 alone (32 shots) would allow a whole batch."""
+    quick = make_agent("search:candidates=16,trials=2,refine_parents=0,seeds=8", 1.0)
+    assert quick.config.screen == 4096 and quick.config.budget == 4096 + 32
+    assert arena.plan_chunk(quick, 128, 8192) == 1
+    assert arena.plan_chunk(quick, 128, 3 * quick.config.budget) == 3
+    unscreened = make_agent("search:candidates=16,trials=2,refine_parents=0,seeds=8,screen=0", 1.0)
+    assert arena.plan_chunk(unscreened, 128, 8192) == 128  # 32 shots a state: the whole batch
+    assert arena.plan_chunk(make_agent("search", 1.0), 128, 8192) == 1  # its budget is the call's
+    assert arena.plan_chunk(GeometricAgent(), 128) == arena.GEOMETRIC_CHUNK
+    assert arena.plan_chunk(RandomAgent(), 128) == 128
+
+
+def test_seconds_per_decision_are_per_state_planned_not_per_padded_row():
+    class Counting:
+        """A planner that records the rows of each call (padded to the chunk)."""
+
+        def __init__(self):
+            self.calls = []
+
+        def plan_batch(self, game, states, params, keys):
+            self.calls.append(len(states["row"]))
+            return physics.Shot(*(np.zeros(len(states["row"])) for _ in range(5)))
+
+    agent = Counting()
+    player = arena.Player("counting", agent, chunk=8)
+    game = types.SimpleNamespace(family="carom", cushions_required=3)
+    shots = player.decide(game, dict(row=np.arange(3.0)), None, np.zeros((3, 2), np.uint32))
+    assert shots.shape == (3, 5) and agent.calls == [8, 8]  # the compiling call, then the timed one
+    timing = player.timing()
+    assert player.decisions == 3 and timing["decisions"] == 3
+    assert timing["seconds_per_decision"] == player.plan_seconds / 3
+    since = player.counters()
+    player.decide(game, dict(row=np.arange(10.0)), None, np.zeros((10, 2), np.uint32))
+    assert agent.calls == [8, 8, 8, 8] and player.timing(since)["decisions"] == 10
 
 
 # --- every command's first step: the compilation cache -------------------------------------------
