@@ -76,9 +76,11 @@ def test_rows_of_the_variants_and_the_rules_built_from_them():
     assert disciplines.matching(small) == ("three_cushion", SMALL_THREE_CUSHION)
     assert disciplines.ids()[-2:] == (PIN_GAME, SMALL_THREE_CUSHION)
     assert rules.DISCIPLINES == disciplines.ids()[:7]  # the seven of docs/rules.md stay as they are
-    # registering the same row again changes nothing
+    # registering the same row again changes nothing (other tests of the process may have registered
+    # rows of their own, so the count is compared, not assumed)
+    count = len(disciplines.ids())
     again = rules.register_discipline(PIN_GAME, base="hungarian_1000", gym_name="Pin500", distance=500)
-    assert again == disciplines.get(PIN_GAME) and len(disciplines.ids()) == 9
+    assert again == disciplines.get(PIN_GAME) and len(disciplines.ids()) == count
 
 
 @pytest.mark.parametrize("changes, words", [
