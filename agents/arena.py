@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
-import rules as rules_lib
+import rules
 from agents.base import index_tree
 from agents.geometric import GeometricAgent
 from agents.guided import GuidedAgent
@@ -92,8 +92,8 @@ def shot_keys(row_keys, shot):
 
 
 @jax.jit
-def _start_states(game, keys, breakers, params):
-    return jax.vmap(lambda k, b: rules_lib.init_game(game, k, params, breaker=b))(keys, breakers)
+def _start_states(ruleset, keys, breakers, params):
+    return jax.vmap(lambda k, b: rules.init_game(ruleset, k, params, breaker=b))(keys, breakers)
 
 
 def row_keys(seed: int, stream: int, n: int):
@@ -101,15 +101,15 @@ def row_keys(seed: int, stream: int, n: int):
     return jax.random.split(jax.random.fold_in(jax.random.PRNGKey(seed), stream), n)
 
 
-def first_states(game, params, n: int, start: str, keys, breakers=None):
+def first_states(ruleset, params, n: int, start: str, keys, breakers=None):
     """n game states on the host: random legal layouts (player 0 to shoot) or the starting
     position (``breakers`` to break; player 0 by default)."""
     if start == "random":
-        return to_host(random_states_for(game, jnp.asarray(keys)[:n], params))
+        return to_host(random_states_for(ruleset, jnp.asarray(keys)[:n], params))
     if start != "start":
         raise ValueError(f"start must be 'random' or 'start', got {start!r}")
     breakers = np.zeros(n, np.int32) if breakers is None else np.asarray(breakers, np.int32)
-    return to_host(_start_states(game, keys, jnp.asarray(breakers), params))
+    return to_host(_start_states(ruleset, keys, jnp.asarray(breakers), params))
 
 
 # --- players -----------------------------------------------------------------------------------
@@ -141,7 +141,7 @@ class Player:
     decisions: int = 0
     warm: set = dataclasses.field(default_factory=set)
 
-    def decide(self, game, states, params, keys):
+    def decide(self, ruleset, states, params, keys):
         """(n, 5) NumPy array of planned shots for n host states; keys (n, 2)."""
         n = int(np.shape(keys)[0])
         out = []
@@ -149,14 +149,14 @@ class Player:
             m = min(self.chunk, n - start)
             part = pad_rows(index_tree(states, slice(start, start + m)), self.chunk)
             part_keys = pad_rows(np.asarray(keys[start:start + m]), self.chunk)
-            kind = (game.family, int(game.cushions_required))  # what the agents compile for
+            kind = (ruleset.family, int(ruleset.cushions_required))  # what the agents compile for
             if kind not in self.warm:  # the first call compiles: timed apart, then repeated
                 t0 = time.perf_counter()
-                jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
+                jax.block_until_ready(self.agent.plan_batch(ruleset, part, params, jnp.asarray(part_keys)))
                 self.first_call_seconds += time.perf_counter() - t0
                 self.warm.add(kind)
             t0 = time.perf_counter()
-            shots = jax.block_until_ready(self.agent.plan_batch(game, part, params, jnp.asarray(part_keys)))
+            shots = jax.block_until_ready(self.agent.plan_batch(ruleset, part, params, jnp.asarray(part_keys)))
             self.plan_seconds += time.perf_counter() - t0
             out.append(np.asarray(shot_array(shots))[:m])
         self.decisions += n
@@ -189,18 +189,18 @@ def _actions(planned, games, env_params):
     return jax.vmap(lambda x, g: from_shot(shot_from_array(x), env_params, g))(planned, games)
 
 
-def environment(game, params, mode: str, noise: float, max_steps: int):
-    """(env, env params): the functional environment of the discipline of ``game`` in ``mode``
-    with no built-in opponent (the agents play every shot), on the rules ``game`` and the
+def environment(ruleset, params, mode: str, noise: float, max_steps: int):
+    """(env, env params): the functional environment of the discipline of ``ruleset`` in ``mode``
+    with no built-in opponent (the agents play every shot), on ``ruleset`` and the
     physics ``params``, with the execution noise ``noise`` and the step cap ``max_steps``. The
     action's ranges span every strike a cue plays (``physics.execution.playable``), so that the
     agents' shots are played as planned (the default ranges stop at 8 m/s, and the geometric
     agent plans faster shots)."""
-    discipline = rules_lib.disciplines.matching(game)[0]
+    discipline = rules.disciplines.matching(ruleset)[0]
     base = default_params(discipline)
     dtype = base.noise.dtype
     env_params = replace_params(
-        base, rules=game, physics=params, noise=jnp.asarray(noise, dtype),
+        base, rules=ruleset, physics=params, noise=jnp.asarray(noise, dtype),
         max_steps=jnp.asarray(max_steps, base.max_steps.dtype), v_min=jnp.zeros((), dtype),
         v_max=jnp.asarray(params.cue.max_speed, dtype), theta_max=jnp.asarray(MAX_ELEVATION, dtype),
         offset_max=jnp.asarray(0.999 * params.cue.max_offset, dtype))
@@ -256,7 +256,7 @@ def shot_records(part, labels, rows, shot, stepped, planned):
     net = mine - points[np.arange(len(shooter)), 1 - shooter]  # agents.net_points
     records = []
     for i, row in enumerate(rows):
-        reason = rules_lib.Reason(int(outcomes.reason[i]))
+        reason = rules.Reason(int(outcomes.reason[i]))
         records.append(dict(
             part=part, agent=labels[i], row=int(row), shot=int(shot), shooter=int(shooter[i]),
             points=int(mine[i]), net_points=int(net[i]), shot_value=int(outcomes.shot_value[i]),
@@ -279,13 +279,13 @@ def put_back(states, rows, nxt, active, bar):
 
 # --- innings -----------------------------------------------------------------------------------
 
-def run_innings(player: Player, game, params, n: int, *, start: str = "random", noise: float = DEFAULT_NOISE,
+def run_innings(player: Player, ruleset, params, n: int, *, start: str = "random", noise: float = DEFAULT_NOISE,
                 max_shots: int = 20, seed: int = 0, stream: int = 0, batch: int = BATCH, progress: bool = True):
     """n innings of one player (see the module docstring): episodes of the "inning" mode, capped
     at ``max_shots`` steps. Returns (inning rows, shot rows)."""
-    env, env_params = environment(game, params, "inning", noise, max_shots)
+    env, env_params = environment(ruleset, params, "inning", noise, max_shots)
     keys = row_keys(seed, 2 * stream, n)
-    states = to_host(env.init_from(first_states(game, params, n, start, keys), env_params))
+    states = to_host(env.init_from(first_states(ruleset, params, n, start, keys), env_params))
     active = np.ones(n, bool)
     points, net, fouls, successes = np.zeros((4, n), int)  # per inning
     ended = np.array(["capped"] * n, dtype=object)
@@ -391,22 +391,22 @@ def paired_differences(inning_rows) -> list[dict]:
 
 # --- games -------------------------------------------------------------------------------------
 
-def board_scores(game, states):
+def board_scores(ruleset, states):
     """(n, 2) points on the board: recorded, plus the Hungarian pending run (H-9.9)."""
-    return np.array(board_scores_batch(game, states), int)
+    return np.array(board_scores_batch(ruleset, states), int)
 
 
-def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, max_shots: int = 2000, seed: int = 0,
+def run_games(players, ruleset, params, n: int, *, noise: float = DEFAULT_NOISE, max_shots: int = 2000, seed: int = 0,
               stream: int = 1, batch: int = BATCH, progress: bool = True):
     """n games: episodes of the "game" mode with both players' shots as steps, capped at
     ``max_shots`` steps. ``players`` is [agent] (it plays both sides) or [agent, opponent]
     (player 0 and player 1). Returns (game rows, inning rows, shot rows)."""
     if len(players) not in (1, 2):
         raise ValueError("games need one player (both sides) or two")
-    env, env_params = environment(game, params, "game", noise, max_shots)
+    env, env_params = environment(ruleset, params, "game", noise, max_shots)
     keys = row_keys(seed, 2 * stream + 1, n)
     breakers = np.arange(n) % 2
-    states = to_host(env.init_from(first_states(game, params, n, "start", keys, breakers), env_params))
+    states = to_host(env.init_from(first_states(ruleset, params, n, "start", keys, breakers), env_params))
     seat = np.zeros((n, 2), int) if len(players) == 1 else np.tile([0, 1], (n, 1))
     labels = [[players[seat[g, p]].label for p in (0, 1)] for g in range(n)]
     active = np.ones(n, bool)
@@ -439,7 +439,7 @@ def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, ma
         s += 1
     bar.close()
     final = states.game
-    scores = board_scores(game, final)
+    scores = board_scores(ruleset, final)
     innings = np.asarray(final.innings)
     game_rows = []
     for g in range(n):
@@ -452,7 +452,7 @@ def run_games(players, game, params, n: int, *, noise: float = DEFAULT_NOISE, ma
             draw=draw, score0=int(scores[g, 0]), score1=int(scores[g, 1]), innings0=int(innings[g, 0]),
             innings1=int(innings[g, 1]), length_innings=int(innings[g].max()), shots=int(states.step_count[g]),
             average0=float(scores[g, 0] / max(1, innings[g, 0])), average1=float(scores[g, 1] / max(1, innings[g, 1])),
-            distance=int(game.distance),
+            distance=int(ruleset.distance),
         ))
     return game_rows, inning_rows, shot_rows
 
@@ -498,7 +498,7 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
     ``Player``s (by label) to reuse their compiled functions and timing. ``calibration``: the
     physics' named parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
     options = dict(rule_options or {})
-    game, params = setup(discipline, calibration, **options)  # innings: the game's own distance
+    ruleset, params = setup(discipline, calibration, **options)  # innings: the game's own distance
     if distance is not None:  # games only: a reduced distance
         options["distance"] = distance
     games_rules, _ = setup(discipline, **options)
@@ -518,7 +518,7 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
     for p in evaluated:
         if innings > 0:
             since = p.counters()
-            rows, shots = run_innings(p, game, params, innings, start=start, noise=noise, max_shots=max_shots,
+            rows, shots = run_innings(p, ruleset, params, innings, start=start, noise=noise, max_shots=max_shots,
                                       seed=seed, batch=batch, progress=progress)
             out["summary"].append(inning_summary(p, rows, shots, since, **context, start=start))
             out["innings"] += rows

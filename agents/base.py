@@ -29,7 +29,7 @@ from physics.execution import (  # the one noise model (docs/physics.md section 
     shot_from_array,
 )
 from physics.params import Params
-import rules as rules_lib
+import rules
 from rules import GameState, Rules
 
 if TYPE_CHECKING:  # billiards_env imports are kept out of agents' import time (see env_actions)
@@ -44,14 +44,14 @@ class Planner:
 
     name = "planner"
 
-    def plan(self, rules: Rules, state: GameState, params: Params, key: jax.Array) -> physics.Shot:
+    def plan(self, ruleset: Rules, state: GameState, params: Params, key: jax.Array) -> physics.Shot:
         """The shot for one game state: a ``physics.Shot`` of () arrays."""
         states = jax.tree_util.tree_map(lambda x: jnp.asarray(x)[None], state)
-        shot = self.plan_batch(rules, states, params, jnp.asarray(key)[None])
+        shot = self.plan_batch(ruleset, states, params, jnp.asarray(key)[None])
         return jax.tree_util.tree_map(lambda x: x[0], shot)
 
     def plan_batch(  # pragma: no cover
-        self, rules: Rules, states: GameState, params: Params, keys: jax.Array,
+        self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array,
     ) -> physics.Shot:
         raise NotImplementedError
 
@@ -175,10 +175,10 @@ class ExecutionNoise:
                     theta_deg=self.scale * NOISE_THETA_DEG, offset_m=self.scale * NOISE_OFFSET_M)
 
 
-def pin_for_simulation(rules, states, params):
+def pin_for_simulation(ruleset, states, params):
     """(S, 2) where the physics sees each state's pin (``rules.pin.in_play``), or None for the
     disciplines without a pin (the discipline table's ``pin`` column: no pin body at all)."""
-    return rules_lib.pin.in_play(states) if rules.pin else None
+    return rules.pin.in_play(states) if ruleset.pin else None
 
 
 def as_numpy_shot(shot: physics.Shot) -> dict:

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 import physics
 from physics.params import Params
-import rules as rules_lib
+import rules
 from agents import geometry
 from agents.base import Planner, clip_shot
 from rules import GameState, PinState, Rules
@@ -27,14 +27,14 @@ from rules.state import RED_CAROM
 FALLBACK_V0 = 3.0  # m/s, the shot played when no line is possible
 
 
-def line_set(rules, state, params, table=None, check_obstacles=True, rolling=True):
+def line_set(ruleset, state, params, table=None, check_obstacles=True, rolling=True):
     """``geometry.Lines`` of one state (pure; vmap over states), and their values (points)."""
-    table = geometry.line_table_for(rules) if table is None else table
-    return _line_set(table, rules.is_hungarian, rules.pin_radius, state, params, check_obstacles, rolling)
+    table = geometry.line_table_for(ruleset) if table is None else table
+    return _line_set(table, ruleset.is_hungarian, ruleset.pin_radius, state, params, check_obstacles, rolling)
 
 
 def _line_set(table, hungarian, pin_radius, state, params, check_obstacles=True, rolling=True):
-    pin = rules_lib.pin.in_play(state) if hungarian else None
+    pin = rules.pin.in_play(state) if hungarian else None
     stands = state.pin_state == PinState.STANDING
     found = geometry.lines(table, state.positions, state.cue_ball, params, pin, pin_radius, check_obstacles, rolling,
                            stands)
@@ -48,12 +48,12 @@ def _lines_batch(cushions, hungarian, pin_radius, states, params, rolling=True):
     return found, values[0]
 
 
-def lines_batch(rules, states, params, rolling: bool = True):
+def lines_batch(ruleset, states, params, rolling: bool = True):
     """``line_set`` over a batch of states: (Lines with leaves (S, n_lines), values (n_lines,)).
     Compiled once per kind of line table (not per discipline) and shared by the geometric and
     the search agents. ``rolling=False`` leaves out the rolling model of the cue ball's path
     after the first contact (``geometry.lines``): cruder aims, in about half the time."""
-    return _lines_batch(geometry.line_cushions(rules), rules.is_hungarian, rules.pin_radius, states, params,
+    return _lines_batch(geometry.line_cushions(ruleset), ruleset.is_hungarian, ruleset.pin_radius, states, params,
                         rolling)
 
 
@@ -93,6 +93,6 @@ class GeometricAgent(Planner):
 
     name = "geometric"
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        found, values = lines_batch(rules, states, params)
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        found, values = lines_batch(ruleset, states, params)
         return _pick_batch(found, values, states, params)

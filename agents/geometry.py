@@ -131,21 +131,21 @@ def _pin_rows(bank_max):
     return rows
 
 
-def line_cushions(rules) -> int:
+def line_cushions(ruleset) -> int:
     """The cue-ball cushions the rules require, as a Python int: it sets the shape of the line
     tables, so a planner needs it concrete. Inside a trace over the rules (a planner as an
     environment's built-in opponent) the environment fixes it when it is built
     (``billiards_env.modes.StatePolicy``); elsewhere a traced value is a ValueError."""
     try:
-        return int(rules.cushions_required)
+        return int(ruleset.cushions_required)
     except jax.errors.ConcretizationTypeError:
         raise ValueError("a planner needs rules.cushions_required as a concrete number (it sets the shape of its "
                          "line tables), not a traced value; pass the rules from outside jit or vmap") from None
 
 
-def line_table_for(rules, light: bool = False) -> "LineTable":
+def line_table_for(ruleset, light: bool = False) -> "LineTable":
     """The lines for a discipline's rules (see ``line_table``)."""
-    return line_table(line_cushions(rules), rules.is_hungarian, light)
+    return line_table(line_cushions(ruleset), ruleset.is_hungarian, light)
 
 
 @functools.lru_cache(maxsize=None)

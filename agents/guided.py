@@ -125,18 +125,18 @@ class GuidedAgent(SearchAgent):
         grid, explore = self.split()
         return f"{self.rated} strikes rated, {grid} + {explore} explored: {self.config.describe()}"
 
-    def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+    def propose(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         """(S, candidates): the grid strikes the model rates highest, then exploring ones."""
         grid, explore = self.split()
         parts = []
         if grid:
-            best = best_lines(rules, states, params, SEEDS, self.rolling)
+            best = best_lines(ruleset, states, params, SEEDS, self.rolling)
             parts.append(_top_strikes(self.net, states, aimed(line_grid(best, params), self.aims), best, params, grid,
                                       self.target,
                                       self.outcomes, self.features))
         if explore:
             search = SearchAgent(self.config, candidates=explore, refine_parents=0, screen=0)
-            parts.append(search.propose(rules, states, params, keys))
+            parts.append(search.propose(ruleset, states, params, keys))
         return jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs, -1), *parts)
 
 

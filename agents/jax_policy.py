@@ -141,8 +141,8 @@ def checkpoint_paths(path: str | os.PathLike[str]) -> tuple[str, str]:
 
 
 @jax.jit
-def _play(net, game_rules, states, env_params):
-    return _shots_batch(play_action(net, _observe_batch(game_rules, states, env_params)), env_params)
+def _play(net, ruleset, states, env_params):
+    return _shots_batch(play_action(net, _observe_batch(ruleset, states, env_params)), env_params)
 
 
 class JaxPolicyAgent(PolicyPlanner):
@@ -217,11 +217,11 @@ class JaxPolicyAgent(PolicyPlanner):
         """Deterministic actions in [-1, 1]^9 for flat observations, (OBS_SIZE,) or (N, OBS_SIZE)."""
         return np.asarray(play_action(self.net, jnp.asarray(check_observations(observations))))
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         """The strikes of the deterministic policy; pure JAX (traceable), so the agent also plays as
         an environment's built-in opponent (``as_policy``)."""
-        self._check_rules(rules)
-        return _play(self.net, rules, states, self._env_params(params))
+        self._check_rules(ruleset)
+        return _play(self.net, ruleset, states, self._env_params(params))
 
     def __repr__(self):
         return f"JaxPolicyAgent({self.discipline!r}, hidden={list(hidden_sizes(self.net))})"

@@ -83,9 +83,9 @@ def env_params_of(discipline: str, env: dict):
 
 
 @jax.jit
-def _observe_batch(game_rules, states, env_params):
+def _observe_batch(ruleset, states, env_params):
     step_count = jnp.zeros((), jnp.int32)  # the observation at the start of a "shot" episode
-    return jax.vmap(lambda s: observe(game_rules, s, env_params, step_count))(states)
+    return jax.vmap(lambda s: observe(ruleset, s, env_params, step_count))(states)
 
 
 @jax.jit
@@ -104,22 +104,22 @@ class PolicyPlanner(Planner):
     def act(self, observations: ArrayLike) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
-    def observe_batch(self, rules: Rules, states: GameState, params: Params) -> jax.Array:
+    def observe_batch(self, ruleset: Rules, states: GameState, params: Params) -> jax.Array:
         """(S, OBS_SIZE) float32: the training observation of each state (leaves (S, ...))."""
-        self._check_rules(rules)
-        return _observe_batch(rules, states, self._env_params(params))
+        self._check_rules(ruleset)
+        return _observe_batch(ruleset, states, self._env_params(params))
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        obs = np.asarray(self.observe_batch(rules, states, params))
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        obs = np.asarray(self.observe_batch(ruleset, states, params))
         return _shots_batch(self.act(obs), self._env_params(params))
 
     def _env_params(self, params):
         """The training ``EnvParams`` with the caller's physics (table, dtype)."""
         return self.env_params if params is None else replace(self.env_params, physics=params)
 
-    def _check_rules(self, rules):
-        """ValueError unless ``rules`` are of the discipline of training (options may differ)."""
-        played = disciplines.matching(rules)
+    def _check_rules(self, ruleset):
+        """ValueError unless ``ruleset`` is of the discipline of training (options may differ)."""
+        played = disciplines.matching(ruleset)
         if self.discipline not in played:
             raise ValueError(f"this {type(self).__name__} was trained on {self.discipline}, not on the rules of "
                              f"{' / '.join(played) or 'another discipline'}")

@@ -44,31 +44,31 @@ SIDECAR_FORMAT = "carom-billiards leave value"
 SIDECAR_VERSION = 1
 
 
-def state_features(rules: Rules, state: GameState, params: Params) -> jax.Array:
+def state_features(ruleset: Rules, state: GameState, params: Params) -> jax.Array:
     """(FEATURES,) float32: the canonical layout of the player to shoot (12, ``layout_features``)
     and the run's counters: pure caroms / 2 (H-6.3), a field being counted and its caroms / the
     field limit (C-11.2, C-12.3), an anchor being counted and its caroms / the limit (C-12.3 c)."""
     layout = layout_features(frame(state.positions, state.cue_ball, params))
     f = lambda x: jnp.asarray(x, jnp.float32)  # noqa: E731
-    limit = jnp.maximum(f(rules.field_limit), 1.0)
+    limit = jnp.maximum(f(ruleset.field_limit), 1.0)
     counters = jnp.stack([f(state.pure_caroms) / 2.0, f(state.field_zone >= 0), f(state.field_count) / limit,
                           f(state.anchor_zone >= 0), f(state.anchor_count) / limit])
     return jnp.concatenate([f(layout), counters])
 
 
-def features_batch(rules: Rules, states: GameState, params: Params) -> jax.Array:
+def features_batch(ruleset: Rules, states: GameState, params: Params) -> jax.Array:
     """(B, FEATURES) ``state_features`` of a batch of states (leaves (B, ...))."""
-    return jax.vmap(lambda s: state_features(rules, s, params))(states)
+    return jax.vmap(lambda s: state_features(ruleset, s, params))(states)
 
 
-def values_of(net, rules: Rules, states: GameState, params: Params) -> jax.Array:
+def values_of(net, ruleset: Rules, states: GameState, params: Params) -> jax.Array:
     """(B,) V of each state of a batch (traceable: the search calls it inside its judge)."""
-    return mlp_apply(net, features_batch(rules, states, params))[:, 0]
+    return mlp_apply(net, features_batch(ruleset, states, params))[:, 0]
 
 
 @jax.jit
-def _values(net, rules, states, params):
-    return values_of(net, rules, states, params)
+def _values(net, ruleset, states, params):
+    return values_of(net, ruleset, states, params)
 
 
 class LeaveValue:
@@ -79,9 +79,9 @@ class LeaveValue:
         self.discipline = discipline
         self.meta = dict(meta or {})
 
-    def values(self, rules: Rules, states: GameState, params: Params) -> jax.Array:
+    def values(self, ruleset: Rules, states: GameState, params: Params) -> jax.Array:
         """(B,) the expected points of the rest of the inning from each state (leaves (B, ...))."""
-        return _values(self.net, rules, states, params)
+        return _values(self.net, ruleset, states, params)
 
     @classmethod
     def for_discipline(cls, discipline: str, noise: float = 0.0, folder: str = MODELS_DIR) -> LeaveValue:

@@ -15,7 +15,7 @@ import physics
 from physics.events import ShotResult
 from physics.params import Params
 from physics.simulate import DEFAULT_LANES
-import rules as rules_lib
+import rules
 from agents.base import ExecutionNoise, index_tree
 from billiards_env.functional import simulate_turns, strike
 from rules import GameState, Outcome, Rules
@@ -59,7 +59,7 @@ def _pad(tree, size):
     return jax.tree_util.tree_map(one, tree)
 
 
-def execute(game_rules: Rules, states: GameState, shots: physics.Shot, params: Params, key: Optional[jax.Array] = None,
+def execute(ruleset: Rules, states: GameState, shots: physics.Shot, params: Params, key: Optional[jax.Array] = None,
             noise: Optional[ExecutionNoise] = None, lanes: int = DEFAULT_LANES, pad_to: Optional[int] = None,
             ) -> tuple[ShotResult, GameState, Outcome, physics.Shot]:
     """Play ``shots`` (one per state, fields (B,)) through the environments' stages: the strike
@@ -84,9 +84,9 @@ def execute(game_rules: Rules, states: GameState, shots: physics.Shot, params: P
     for start in range(0, B, size):
         rows = slice(start, min(B, start + size))
         run = (_pad(index_tree(t, rows), size) for t in (states, shots, keys))
-        turn = _strikes(*run, params, scale, pin=game_rules.pin)
+        turn = _strikes(*run, params, scale, pin=ruleset.pin)
         results = simulate_turns(turn, params, lanes)
-        next_states, outcomes = rules_lib.referee_batch(game_rules, turn.game, results, params)
+        next_states, outcomes = rules.referee_batch(ruleset, turn.game, results, params)
         parts.append(index_tree((results, next_states, outcomes, turn.shot), slice(0, rows.stop - start)))
     if len(parts) == 1:
         return parts[0]

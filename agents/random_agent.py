@@ -64,7 +64,7 @@ class RandomAgent(Planner):
         self.v_min, self.v_max, self.max_offset = float(v_min), float(v_max), float(max_offset)
         self.theta_max = float(theta_max)
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         return _plan_batch(jnp.asarray(keys), jnp.zeros((), params.dtype), self.v_min, self.v_max, self.theta_max,
                            self.max_offset)
 

@@ -61,7 +61,7 @@ def _check(trials: int, batch: int):
 STANDARD = ExecutionNoise(1.0)
 
 
-def play_trials(game: Rules, state: GameState, shots: physics.Shot, params: Params, key: jax.Array, *,
+def play_trials(ruleset: Rules, state: GameState, shots: physics.Shot, params: Params, key: jax.Array, *,
                 noise: ExecutionNoise = STANDARD, trials: int = 32, batch: int = BATCH,
                 progress: Optional[Callable[[int], None]] = None) -> Trials:
     """Play each of ``shots`` (fields (N,)) ``trials`` times from one game ``state`` under
@@ -81,7 +81,7 @@ def play_trials(game: Rules, state: GameState, shots: physics.Shot, params: Para
         pad = np.concatenate([rows, np.full(batch - len(rows), rows[-1])])
         shot = physics.Shot(*(jnp.asarray(plays[pad, k]) for k in range(5)))
         keys = draws[pad % trials]
-        _, _, outcome, _ = execute(game, states, shot, params, key=keys, noise=noise)
+        _, _, outcome, _ = execute(ruleset, states, shot, params, key=keys, noise=noise)
         mine = shooter_points(outcome, states.current_player)
         m = len(rows)
         scored[rows] = np.asarray(outcome.shot_value)[:m] > 0
@@ -130,7 +130,7 @@ class SuccessMap:
         return [(int(i), int(j)) for i, j in zip(rows, cols)]
 
 
-def _grid_map(game, state, params, key, rows, row_values, cols, col_values, fixed, playable=None,
+def _grid_map(ruleset, state, params, key, rows, row_values, cols, col_values, fixed, playable=None,
               **options) -> SuccessMap:
     for name in (rows, cols):
         if name not in FIELDS:
@@ -145,27 +145,27 @@ def _grid_map(game, state, params, key, rows, row_values, cols, col_values, fixe
     if playable is not None:  # cells that cannot be struck are played as the first cell, and blanked
         keep = playable(values)
         values = {f: np.where(keep, v, v[np.argmax(keep)]) for f, v in values.items()}
-    out = play_trials(game, state, physics.Shot(**values), params, key, **options)
+    out = play_trials(ruleset, state, physics.Shot(**values), params, key, **options)
     shape = r.shape
     return SuccessMap(rows, cols, row_values, col_values, {f: float(fixed[f]) for f in FIELDS if f not in (rows, cols)},
                       out.success.reshape(shape), out.points.mean(1).reshape(shape),
                       out.given.mean(1).reshape(shape), out.trials)
 
 
-def success_map(game: Rules, state: GameState, params: Params, key: jax.Array, aims, speeds, *,
+def success_map(ruleset: Rules, state: GameState, params: Params, key: jax.Array, aims, speeds, *,
                 theta: float = 0.0, a: float = 0.0, b: float = 0.0, **options) -> SuccessMap:
     """Success over a grid of aims ``aims`` (deg) x cue speeds ``speeds`` (m/s), with the
     elevation and tip offsets fixed; ``options``: noise, trials, batch, progress (``play_trials``)."""
-    return _grid_map(game, state, params, key, "phi", aims, "V0", speeds, dict(theta=theta, a=a, b=b), **options)
+    return _grid_map(ruleset, state, params, key, "phi", aims, "V0", speeds, dict(theta=theta, a=a, b=b), **options)
 
 
-def offset_map(game: Rules, state: GameState, params: Params, key: jax.Array, phi: float, V0: float,
+def offset_map(ruleset: Rules, state: GameState, params: Params, key: jax.Array, phi: float, V0: float,
                offsets, *, theta: float = 0.0, **options) -> SuccessMap:
     """Success over a grid of tip offsets (side ``a`` x height ``b``, fractions of R, both from
     ``offsets``) at one aim and speed; cells outside the miscue disc (``params.cue.max_offset``)
     are left out (NaN)."""
     offsets = np.asarray(offsets, float)
-    m = _grid_map(game, state, params, key, "a", offsets, "b", offsets, dict(phi=phi, V0=V0, theta=theta),
+    m = _grid_map(ruleset, state, params, key, "a", offsets, "b", offsets, dict(phi=phi, V0=V0, theta=theta),
                   playable=lambda v: np.hypot(v["a"], v["b"]) <= float(params.cue.max_offset), **options)
     a, b = np.meshgrid(m.row_values, m.col_values, indexing="ij")
     outside = np.hypot(a, b) > float(params.cue.max_offset)
@@ -177,7 +177,7 @@ def offset_map(game: Rules, state: GameState, params: Params, key: jax.Array, ph
 SPANS = {"phi": 3.0, "V0": 2.0, "theta": 20.0, "a": 0.4, "b": 0.4}
 
 
-def sensitivity(game: Rules, state: GameState, shot: physics.Shot, params: Params, *, steps: int = 200,
+def sensitivity(ruleset: Rules, state: GameState, shot: physics.Shot, params: Params, *, steps: int = 200,
                 spans: Optional[dict] = None, batch: int = BATCH) -> dict:
     """How far each input of ``shot`` may move, alone and with exact execution, before the shot
     stops scoring: {input: (below, above)}, the largest moves down and up (in the input's units)
@@ -198,7 +198,7 @@ def sensitivity(game: Rules, state: GameState, shot: physics.Shot, params: Param
     strikable = ((moved["V0"] > 0) & (moved["V0"] <= float(params.cue.max_speed)) & (moved["theta"] >= 0)
                  & (moved["theta"] < 90) & (np.hypot(moved["a"], moved["b"]) <= float(params.cue.max_offset)))
     shots = physics.Shot(**{f: np.where(strikable, v, base[f]) for f, v in moved.items()})
-    exact = play_trials(game, state, shots, params, jax.random.PRNGKey(0), noise=ExecutionNoise(0.0), trials=1,
+    exact = play_trials(ruleset, state, shots, params, jax.random.PRNGKey(0), noise=ExecutionNoise(0.0), trials=1,
                         batch=batch)
     ok = (exact.scored > 0) & strikable
     out = {}
@@ -214,7 +214,7 @@ def sensitivity(game: Rules, state: GameState, shot: physics.Shot, params: Param
     return out
 
 
-def difficulty(game: Rules, state: GameState, params: Params, key: jax.Array, *,
+def difficulty(ruleset: Rules, state: GameState, params: Params, key: jax.Array, *,
                noise: ExecutionNoise = STANDARD, planner=None, trials: int = 256,
                batch: int = BATCH) -> tuple[physics.Shot, Trials]:
     """How hard a layout is for a player with ``noise``: the shot the search chooses for it
@@ -225,6 +225,6 @@ def difficulty(game: Rules, state: GameState, params: Params, key: jax.Array, *,
     if planner is None:
         planner = SearchAgent.for_noise(noise.scale) if noise.scale > 0 else SearchAgent()
     k_plan, k_play = jax.random.split(key)
-    shot = planner.plan(game, state, params, k_plan)
+    shot = planner.plan(ruleset, state, params, k_plan)
     one = jax.tree_util.tree_map(lambda x: jnp.reshape(x, (1,)), shot)
-    return shot, play_trials(game, state, one, params, k_play, noise=noise, trials=trials, batch=batch)
+    return shot, play_trials(ruleset, state, one, params, k_play, noise=noise, trials=trials, batch=batch)

@@ -136,11 +136,11 @@ class SearchConfig:
 
 # --- round 1: candidates ---------------------------------------------------------------------
 
-def best_lines(rules: Rules, states: GameState, params: Params, seeds: int, rolling: bool = True):
+def best_lines(ruleset: Rules, states: GameState, params: Params, seeds: int, rolling: bool = True):
     """The best geometric lines of each state, at most ``seeds`` of them: (score, phi, V0, b),
     each (S, k); the lines the search's round-1 candidates perturb. No simulation. ``rolling``:
     see ``agents.geometric.lines_batch``."""
-    found, values = lines_batch(rules, states, params, rolling)
+    found, values = lines_batch(ruleset, states, params, rolling)
     return _best_lines(found, values, states, max(1, min(seeds, values.shape[0])))
 
 
@@ -235,22 +235,22 @@ def _trial_shots(shots, keys, params, trials: int, noise: float):
 
 
 @functools.partial(jax.jit, static_argnames=("position_weight", "cushions"))
-def _judge(rules, rep, results, params, position_weight: float, cushions: int, leave=None):
+def _judge(ruleset, rep, results, params, position_weight: float, cushions: int, leave=None):
     """(B,) values of simulated shots, one per row of the states ``rep`` (leaves (B, ...)).
     Compiled per batch size B, however it splits into states and candidates; ``cushions``: the
     rules' required cushions, which shape the position term's line table; ``leave``: the layers
     of a leave value (``agents.leave``), or None."""
-    next_states, outcomes = referee_batch(rules, rep, results, params)
+    next_states, outcomes = referee_batch(ruleset, rep, results, params)
     shooter = rep.current_player
     value = net_points(outcomes, shooter).astype(params.dtype)
     if leave is not None:
         plays_on = (next_states.current_player == shooter) & ~outcomes.game_over
-        value = value + jnp.where(plays_on, values_of(leave, rules, next_states, params).astype(value.dtype), 0.0)
+        value = value + jnp.where(plays_on, values_of(leave, ruleset, next_states, params).astype(value.dtype), 0.0)
     if position_weight > 0:
-        table = geometry.line_table(cushions, rules.is_hungarian, light=True)
+        table = geometry.line_table(cushions, ruleset.is_hungarian, light=True)
 
         def quality(s):
-            found, values = line_set(rules, s, params, table, check_obstacles=False, rolling=False)
+            found, values = line_set(ruleset, s, params, table, check_obstacles=False, rolling=False)
             return jnp.max(found.quality * values / jnp.max(values))
 
         q = jax.vmap(quality)(next_states)
@@ -259,7 +259,7 @@ def _judge(rules, rep, results, params, position_weight: float, cushions: int, l
     return value
 
 
-def simulate_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfig):
+def simulate_candidates(ruleset, states, params, shots, keys, trials, cfg: SearchConfig):
     """Candidate shots (fields (S, N)) played ``trials`` times each under the config's noise (keys
     (S, 2)): (the states repeated, one row per play, leaves (S * N * T, ...); their results)."""
     S, N = shots.V0.shape
@@ -267,41 +267,41 @@ def simulate_candidates(rules, states, params, shots, keys, trials, cfg: SearchC
     reps = N * trials
     positions = jnp.repeat(states.positions, reps, axis=0)
     cue = jnp.repeat(states.cue_ball, reps, axis=0)
-    pin = pin_for_simulation(rules, states, params)
+    pin = pin_for_simulation(ruleset, states, params)
     pin = None if pin is None else jnp.repeat(pin, reps, axis=0)
     results = physics.simulate_batch(positions, flat, cue, params, pin=pin, lanes=cfg.lanes)
     rep = jax.tree_util.tree_map(lambda x: jnp.repeat(x, reps, axis=0), states)
     return rep, results
 
 
-def play_candidates(rules, states, params, shots, keys, trials, cfg: SearchConfig, leave=None):
+def play_candidates(ruleset, states, params, shots, keys, trials, cfg: SearchConfig, leave=None):
     """(S, N, T) values of candidate shots (fields (S, N)) played ``trials`` times each (under the
     config's noise) and judged as the search judges them (``leave``: a leave value's layers);
     keys (S, 2)."""
     S, N = shots.V0.shape
-    rep, results = simulate_candidates(rules, states, params, shots, keys, trials, cfg)
-    values = _judge(rules, rep, results, params, float(cfg.position_weight), _position_cushions(rules, cfg), leave)
+    rep, results = simulate_candidates(ruleset, states, params, shots, keys, trials, cfg)
+    values = _judge(ruleset, rep, results, params, float(cfg.position_weight), _position_cushions(ruleset, cfg), leave)
     return values.reshape(S, N, trials)
 
 
-def _position_cushions(rules, cfg: SearchConfig) -> int:
+def _position_cushions(ruleset, cfg: SearchConfig) -> int:
     """The cushions of the line table behind the position term (``_judge``), 0 without one."""
-    return geometry.line_cushions(rules) if cfg.position_weight > 0 else 0
+    return geometry.line_cushions(ruleset) if cfg.position_weight > 0 else 0
 
 
-def screened(rules, states, params, shots, cfg: SearchConfig, leave=None) -> physics.Shot:
+def screened(ruleset, states, params, shots, cfg: SearchConfig, leave=None) -> physics.Shot:
     """(S, cfg.candidates) of the proposed ``shots`` (S, cfg.screen): each simulated once as aimed
     and judged as the search judges, the ``candidates`` ranked first by ``agents.screen.screen_keys``
     (those that score, hardest to miss first; then the proposal's order)."""
     exact = dataclasses.replace(cfg, noise=0.0, trials=1, refine_trials=1, screen=0)
     no_keys = jnp.zeros((shots.V0.shape[0], 2), jnp.uint32)  # exact plays draw no noise
-    rep, results = simulate_candidates(rules, states, params, shots, no_keys, 1, exact)
-    return _screen_top(rules, rep, results, params, shots, leave, cfg, _position_cushions(rules, cfg))
+    rep, results = simulate_candidates(ruleset, states, params, shots, no_keys, 1, exact)
+    return _screen_top(ruleset, rep, results, params, shots, leave, cfg, _position_cushions(ruleset, cfg))
 
 
 @functools.partial(jax.jit, static_argnames=("cfg", "cushions"))
-def _screen_top(rules, rep, results, params, shots, leave, cfg: SearchConfig, cushions: int):
-    values = _judge(rules, rep, results, params, float(cfg.position_weight), cushions, leave)
+def _screen_top(ruleset, rep, results, params, shots, leave, cfg: SearchConfig, cushions: int):
+    values = _judge(ruleset, rep, results, params, float(cfg.position_weight), cushions, leave)
     keys = screen_keys(values, results, rep.cue_ball).reshape(shots.V0.shape)
     _, top = jax.lax.top_k(keys, cfg.candidates)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, top, -1), shots)
@@ -378,26 +378,26 @@ class SearchAgent(Planner):
         defaults.update(options)
         return cls(**defaults)
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         cfg = self.config
         keys = jnp.asarray(keys)
         split = jax.vmap(lambda k: jax.random.split(k, 4))(keys)
         k_cand, k_play1, k_child, k_play2 = (split[:, i] for i in range(4))
-        shots = self.propose(rules, states, params, k_cand)
+        shots = self.propose(ruleset, states, params, k_cand)
         leave = None if self.leave is None else self.leave.net
         if cfg.screen:
-            shots = screened(rules, states, params, shots, cfg, leave)
-        values = play_candidates(rules, states, params, shots, k_play1, cfg.trials, cfg, leave)
+            shots = screened(ruleset, states, params, shots, cfg, leave)
+        values = play_candidates(ruleset, states, params, shots, k_play1, cfg.trials, cfg, leave)
         if cfg.refine_parents:
             shots = _children(shots, values, k_child, params, cfg)
-            values = play_candidates(rules, states, params, shots, k_play2, cfg.round2_trials, cfg, leave)
+            values = play_candidates(ruleset, states, params, shots, k_play2, cfg.round2_trials, cfg, leave)
         return _choose(shots, values, cfg)
 
-    def propose(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+    def propose(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         """(S, proposed) strikes for the screen or round 1, one key per state: around the best
         geometric lines, and random (``round1``). Subclasses draw them otherwise (``agents.guided``)."""
         cfg = self.config
-        best = best_lines(rules, states, params, cfg.seeds)
+        best = best_lines(ruleset, states, params, cfg.seeds)
         return round1(best, params, keys, dataclasses.replace(cfg, candidates=cfg.proposed, screen=0))
 
     def __repr__(self):

@@ -274,10 +274,10 @@ def pair_features(positions, cue_ball, shot: physics.Shot, best, params: Params,
 
 # --- proposals --------------------------------------------------------------------------------
 
-def proposal(rules: Rules, states: GameState, params: Params, keys, cfg: SearchConfig):
+def proposal(ruleset: Rules, states: GameState, params: Params, keys, cfg: SearchConfig):
     """(S, N) strikes drawn like the search's round 1 (``cfg.candidates`` per state), with the
     best lines (score, phi, V0, b), each (S, k): no simulation."""
-    best = best_lines(rules, states, params, cfg.seeds)
+    best = best_lines(ruleset, states, params, cfg.seeds)
     return round1(best, params, keys, cfg), best
 
 
@@ -458,18 +458,18 @@ class SuccessAgent(Planner):
         draws = f" x {self.samples} noise draws" if self.samples > 1 else ""
         return f"no simulation: {ranked} strikes ranked{draws}"
 
-    def candidates(self, rules: Rules, states: GameState, params: Params, keys: jax.Array):
+    def candidates(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array):
         """(strikes (S, N), best lines): what the model chooses among, the grid of line variations or
         the search's proposal, followed by the lines themselves (``with_lines``)."""
         if self.grid:  # no random draw: the grid is fixed by the lines
-            best = best_lines(rules, states, params, self.config.seeds, self.rolling)
+            best = best_lines(ruleset, states, params, self.config.seeds, self.rolling)
             shots = aimed(line_grid(best, params), self.aims)
         else:
-            shots, best = proposal(rules, states, params, jnp.asarray(keys), self.config)
+            shots, best = proposal(ruleset, states, params, jnp.asarray(keys), self.config)
         return with_lines(shots, best), best
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        shots, best = self.candidates(rules, states, params, keys)
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        shots, best = self.candidates(ruleset, states, params, keys)
         draws = noise_draws(params, self.noise, self.samples)
         return clip_shot(_rank(self.net, states, shots, best, params, draws, self.target, self.outcomes,
                                self.features), params)
@@ -527,6 +527,6 @@ class ClonedAgent(Planner):
         self.net = net
         self.config = SearchConfig(candidates=1, seeds=seeds, refine_parents=0, random_fraction=0.0)
 
-    def plan_batch(self, rules: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
-        best = best_lines(rules, states, params, self.config.seeds)
+    def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        best = best_lines(ruleset, states, params, self.config.seeds)
         return _clone(self.net, states, best, params)

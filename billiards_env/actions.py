@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import physics
-import rules as rules_lib
+import rules
 from physics import execution
 
 NAMES = ("aim", "speed", "elevation", "tip_u", "tip_v", "place", "base_spot", "respot", "side")
@@ -156,13 +156,13 @@ def add_noise(shot: physics.Shot, key, params) -> physics.Shot:
     return execution.add_noise(shot, key, params.physics, params.noise)
 
 
-def apply_choices(game_rules, game, action, phys):
+def apply_choices(ruleset, game, action, phys):
     """The game state with the shooter's choices written in (no-ops where not offered)."""
     x = jnp.asarray(action)
-    game = rules_lib.choose_base_spot(game_rules, game, jnp.where(x[6] >= 0, 1, 0), phys)
-    game = rules_lib.place_cue_ball(game_rules, game, (x[5] + 1.0) / 2.0, phys)
-    game = rules_lib.choose_respot(game_rules, game, x[7] > 0, phys)
-    game = rules_lib.choose_start_side(game_rules, game, jnp.where(x[8] >= 0, 1, 0), phys)
+    game = rules.choose_base_spot(ruleset, game, jnp.where(x[6] >= 0, 1, 0), phys)
+    game = rules.place_cue_ball(ruleset, game, (x[5] + 1.0) / 2.0, phys)
+    game = rules.choose_respot(ruleset, game, x[7] > 0, phys)
+    game = rules.choose_start_side(ruleset, game, jnp.where(x[8] >= 0, 1, 0), phys)
     return game
 
 

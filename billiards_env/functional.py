@@ -27,7 +27,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 import physics
-import rules as rules_lib
+import rules
 from physics import devices, execution
 from billiards_env import actions, modes, starts
 from billiards_env.observation import OBS_SIZE, observe
@@ -55,14 +55,14 @@ class State:
       opponent_shots: () int32, shots the built-in opponent played in the last step.
     """
 
-    game: rules_lib.GameState
+    game: rules.GameState
     observation: jax.Array
     current_player: jax.Array
     rewards: jax.Array
     terminated: jax.Array
     truncated: jax.Array
     step_count: jax.Array
-    outcome: rules_lib.Outcome
+    outcome: rules.Outcome
     shot: physics.Shot
     opponent_shots: jax.Array
 
@@ -98,12 +98,12 @@ def _zero_shot(dtype):
 
 def initial_state(cfg: Config, key, params: EnvParams) -> State:
     """``init``: a new episode (see ``billiards_env.modes`` and ``billiards_env.starts``)."""
-    game_rules, phys = params.rules, params.physics
+    ruleset, phys = params.rules, params.physics
     if cfg.mode == "game":
         breaker = modes.AGENT if cfg.policy is not None else None
-        game = rules_lib.init_game(game_rules, key, phys, breaker=breaker)
+        game = rules.init_game(ruleset, key, phys, breaker=breaker)
     else:
-        game = starts.initial_game(game_rules, key, params)
+        game = starts.initial_game(ruleset, key, params)
     return start_from(game, params)
 
 
@@ -166,7 +166,7 @@ def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
 def pin_for_physics(game, pin: bool):
     """(2,) or None: the pin is in play only while it stands (H-8.4 to H-8.6); otherwise it is put
     out of every ball's reach. pin: the discipline has a pin."""
-    return rules_lib.pin.in_play(game) if pin else None
+    return rules.pin.in_play(game) if pin else None
 
 
 def judge(cfg: Config, turn: Turn, result, key, params: EnvParams) -> dict:
@@ -177,7 +177,7 @@ def judge(cfg: Config, turn: Turn, result, key, params: EnvParams) -> dict:
     valid = params_are_valid(params)
     flag = jnp.where(valid, 0, physics.Status.INVALID_PARAMS).astype(result.status.dtype)
     result = replace(result, status=result.status | flag)
-    game, outcome = rules_lib.referee(params.rules, turn.game, result, params.physics)
+    game, outcome = rules.referee(params.rules, turn.game, result, params.physics)
     rewards = jnp.where(valid, modes.reward_of(outcome, params), 0.0)
     return dict(game=game, rewards=rewards, outcome=outcome,
                 n=jnp.zeros((), jnp.int32), key=jax.random.fold_in(key, 1))
@@ -356,14 +356,14 @@ class FunctionalEnv:
 
     def __init__(self, discipline: str, mode: str = "shot", opponent: modes.Opponent = "random",
                  params: EnvParams | None = None):
-        row = rules_lib.disciplines.get(discipline)
+        row = rules.disciplines.get(discipline)
         self.discipline = discipline
         self.default_params = default_params(discipline) if params is None else params
-        game_rules = self.default_params.rules
-        carried = (rules_lib.disciplines.matching(game_rules) if np.ndim(game_rules.zones) == 0
-                   and not isinstance(game_rules.zones, jax.core.Tracer) else (discipline,))  # a sweep: not checked
-        if game_rules.family != row.family or discipline not in carried:
-            named = " / ".join(carried) or f"the {game_rules.family} family"
+        ruleset = self.default_params.rules
+        carried = (rules.disciplines.matching(ruleset) if np.ndim(ruleset.zones) == 0
+                   and not isinstance(ruleset.zones, jax.core.Tracer) else (discipline,))  # a sweep: not checked
+        if ruleset.family != row.family or discipline not in carried:
+            named = " / ".join(carried) or f"the {ruleset.family} family"
             raise ValueError(f"params carry the rules of {named}, not {discipline}; "
                              f"build them with default_params({discipline!r})")
         policy = modes.opponent_policy(mode, opponent)
@@ -387,7 +387,7 @@ class FunctionalEnv:
         """A new episode's State."""
         return initial_state(self.config, key, self._params(params))
 
-    def init_from(self, game: rules_lib.GameState, params: EnvParams | None = None) -> State:
+    def init_from(self, game: rules.GameState, params: EnvParams | None = None) -> State:
         """A new episode's State from a game state of the caller's (``start_from``); a batch of
         game states gives a batch of States."""
         params = self._params(params)

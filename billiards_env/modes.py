@@ -64,9 +64,9 @@ class StatePolicy:
     fn: Callable[..., Any]
     fixed: tuple = ()
 
-    def fixing(self, rules) -> "StatePolicy":
-        """This policy with ``PLANNER_STATIC_RULES`` fixed to the values in ``rules``."""
-        fixed = tuple((name, int(getattr(rules, name))) for name in PLANNER_STATIC_RULES)
+    def fixing(self, ruleset) -> "StatePolicy":
+        """This policy with ``PLANNER_STATIC_RULES`` fixed to the values in ``ruleset``."""
+        fixed = tuple((name, int(getattr(ruleset, name))) for name in PLANNER_STATIC_RULES)
         return dataclasses.replace(self, fixed=fixed)
 
     def __call__(self, key, observation, params, game):

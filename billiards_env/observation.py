@@ -84,14 +84,14 @@ def ball_order(cue):
     return jnp.concatenate([cue[None], others]).astype(jnp.int32)
 
 
-def observe(game_rules, game, params, step_count, viewer=None):
+def observe(ruleset, game, params, step_count, viewer=None):
     """(OBS_SIZE,) float32: the observation of ``game`` (a ``rules.GameState``) for ``viewer``
     (default: the player to shoot next)."""
     phys = params.physics
     table = phys.table
     viewer = game.current_player if viewer is None else jnp.asarray(viewer, jnp.int32)
     opponent = 1 - viewer
-    cue = cue_ball_of(game_rules, viewer)
+    cue = cue_ball_of(ruleset, viewer)
     order = ball_order(cue)
     scale = jnp.stack([table.length, table.width])
     f = lambda x: jnp.asarray(x, jnp.float32)  # noqa: E731
@@ -108,14 +108,14 @@ def observe(game_rules, game, params, step_count, viewer=None):
         game.ball_in_hand, game.base_spot_ball == order[1], game.base_spot_ball == order[2],
         game.may_respot, game.may_choose_side,
     ])) * own_turn
-    distance = f(game_rules.distance)
-    board = f(board_scores_of(game_rules, game))
+    distance = f(ruleset.distance)
+    board = f(board_scores_of(ruleset, game))
     run = jnp.where(own_turn, f(game.run), 0.0)
     score = jnp.stack([
         board[viewer] / distance, board[opponent] / distance, run / distance,
         f(game.innings[viewer]) / INNINGS_SCALE, f(game.innings[opponent]) / INNINGS_SCALE,
     ])
-    limit = jnp.maximum(f(game_rules.field_limit), 1.0)
+    limit = jnp.maximum(f(ruleset.field_limit), 1.0)
     counters = jnp.stack([
         f(game.pure_caroms) / 2.0,
         f(game.field_zone >= 0), f(game.field_count) / limit,

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import physics
-import rules as rules_lib
+import rules
 from physics import execution
 from physics import params as physics_params
 from physics import pytree
@@ -54,7 +54,7 @@ class EnvParams:
     """
 
     physics: physics.Params
-    rules: rules_lib.Rules
+    rules: rules.Rules
     noise: jnp.ndarray
     v_min: jnp.ndarray
     v_max: jnp.ndarray
@@ -175,7 +175,7 @@ def replace(obj, **changes):
 
 
 def setup(discipline: str = "three_cushion", calibration: str | None = None, *,
-          physics_options: Mapping[str, Any] | None = None, **rule_options) -> tuple[rules_lib.Rules, physics.Params]:
+          physics_options: Mapping[str, Any] | None = None, **rule_options) -> tuple[rules.Rules, physics.Params]:
     """(rules, physics parameters) of a discipline: ``rules.make_rules(discipline, **rule_options)``
     and the physics of the table its row of the discipline table names (O-2, H-1.1: the Hungarian
     game on its 1:2 table, the others on the match table), in the named ``calibration``
@@ -185,10 +185,10 @@ def setup(discipline: str = "three_cushion", calibration: str | None = None, *,
 
         game, params = billiards_env.setup("hungarian_1000", scoring_mode=2)
     """
-    game_rules = rules_lib.make_rules(discipline, **rule_options)
+    ruleset = rules.make_rules(discipline, **rule_options)
     physics_options = dict(physics_options or {})
-    table = physics_options.pop("table", rules_lib.disciplines.get(discipline).table)
-    return game_rules, physics.default_params(table, calibration=calibration, **physics_options)
+    table = physics_options.pop("table", rules.disciplines.get(discipline).table)
+    return ruleset, physics.default_params(table, calibration=calibration, **physics_options)
 
 
 def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[str, Any] | None = None,
@@ -206,7 +206,7 @@ def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[s
         raise ValueError("option lag: the environments do not play the lag (C-1): both lag balls "
                          "are struck at once, and a step strikes one ball; valid: lag=False")
     rule_options.pop("lag", None)
-    game_rules, phys = setup(discipline, physics_options.pop("calibration", None), physics_options=physics_options,
+    ruleset, phys = setup(discipline, physics_options.pop("calibration", None), physics_options=physics_options,
                              **rule_options)
     unknown = sorted(set(values) - set(PARAM_NAMES))
     if unknown:
@@ -217,21 +217,21 @@ def default_params(discipline: str = "three_cushion", *, rule_options: Mapping[s
         leaves["layout"] = jnp.zeros((3, 2), phys.dtype)
         leaves["layout_given"] = jnp.asarray(False)
     else:
-        leaves["layout"] = check_layout(layout, phys, game_rules)
+        leaves["layout"] = check_layout(layout, phys, ruleset)
         leaves["layout_given"] = jnp.asarray(True)
-    params = EnvParams(physics=phys, rules=game_rules, **leaves)
+    params = EnvParams(physics=phys, rules=ruleset, **leaves)
     check_params(params)
     return params
 
 
-def check_layout(layout, phys, game_rules):
+def check_layout(layout, phys, ruleset):
     """(3, 2) array of a user's layout; ValueError when it is not a legal layout on the table."""
     from physics.simulate import layout_is_valid
 
     array = np.asarray(layout, dtype=float)
     if array.shape != (3, 2) or not np.all(np.isfinite(array)):
         raise ValueError(f"layout must be three finite ball centres, shape (3, 2) in metres, got shape {array.shape}")
-    pin = phys.table.centre if game_rules.pin else None
+    pin = phys.table.centre if ruleset.pin else None
     if not bool(layout_is_valid(jnp.asarray(array, phys.dtype), phys, pin)):
         L, W = float(phys.table.length), float(phys.table.width)
         raise ValueError(

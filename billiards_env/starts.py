@@ -12,17 +12,15 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-import rules as rules_lib
-
-
-def initial_game(game_rules, key, params):
+import rules
+def initial_game(ruleset, key, params):
     """The first ``rules.GameState`` of a "shot" or "inning" episode (see the module docstring)."""
     phys = params.physics
     k_start, k_layout, k_player, k_init = jax.random.split(key, 4)
-    start = rules_lib.init_game(game_rules, k_init, phys)
+    start = rules.init_game(ruleset, k_init, phys)
     player = jax.random.randint(k_player, (), 0, 2).astype(jnp.int32)
-    drawn = rules_lib.game_from_layout(game_rules, rules_lib.random_layout(game_rules, k_layout, phys), phys, player)
-    given = rules_lib.game_from_layout(game_rules, params.layout, phys, params.layout_player)
+    drawn = rules.game_from_layout(ruleset, rules.random_layout(ruleset, k_layout, phys), phys, player)
+    given = rules.game_from_layout(ruleset, params.layout, phys, params.layout_player)
     use_start = jax.random.uniform(k_start, (), phys.dtype) < params.start_probability
     game = jax.tree_util.tree_map(lambda a, b: jnp.where(use_start, a, b), start, drawn)
     return jax.tree_util.tree_map(lambda a, b: jnp.where(params.layout_given, a, b), given, game)

@@ -74,9 +74,9 @@ def parse_rule_options(items) -> dict:
 
 # --- names -------------------------------------------------------------------------------------
 
-def ball_names(game) -> tuple:
+def ball_names(ruleset) -> tuple:
     """Ball names by index: white, yellow, red (C-3.4) or red, white, yellow (H-3.1)."""
-    return ("red", "white", "yellow") if game.is_hungarian else ("white", "yellow", "red")
+    return ("red", "white", "yellow") if ruleset.is_hungarian else ("white", "yellow", "red")
 
 
 def short_label(label: str, width: int = 26) -> str:

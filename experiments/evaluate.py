@@ -50,7 +50,7 @@ import time
 import numpy as np
 
 import physics
-import rules as rules_lib
+import rules
 from agents import ExecutionNoise, arena
 from agents.specs import SPEC_HELP, AgentSpecError, parse_agent_spec
 from billiards_env import setup
@@ -131,7 +131,7 @@ def build_parser():
         prog="python -m experiments.evaluate", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n", 1)[1] + "\n" + SPEC_HELP)
-    parser.add_argument("--discipline", default="three_cushion", choices=rules_lib.DISCIPLINES)
+    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
     parser.add_argument("--agents", nargs="+", default=["random", "geometric", "search"], metavar="SPEC",
                         help="agents to evaluate (specs, see below)")
     parser.add_argument("--innings", type=int, default=100, help="innings per agent (0: none)")

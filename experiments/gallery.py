@@ -31,7 +31,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import physics
-import rules as rules_lib
+import rules
 from agents import arena
 from agents.base import index_tree
 from agents.specs import SPEC_HELP, AgentSpecError, check_discipline, parse_agent_spec
@@ -67,7 +67,7 @@ def path_lengths(paths) -> np.ndarray:
     return np.sum(np.linalg.norm(np.diff(paths, axis=0), axis=-1), axis=0)
 
 
-def draw(path, result, state, params, game, title, paths):
+def draw(path, result, state, params, ruleset, title, paths):
     """A PNG of one shot: the table with the balls' paths, rest positions (discs) and starting
     positions (rings), the pin where it stood if it did not fall."""
     import matplotlib
@@ -75,8 +75,8 @@ def draw(path, result, state, params, game, title, paths):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    hungarian = game.is_hungarian
-    pin = None if bool(result.pin_down) else standing_pin(game, state)
+    hungarian = ruleset.is_hungarian
+    pin = None if bool(result.pin_down) else standing_pin(ruleset, state)
     img = render.frame(np.asarray(result.final_positions), params, hungarian, pin=pin, paths=paths,
                        on_table=np.asarray(result.on_table), width=900)
     canvas = render.Canvas(float(params.table.length), float(params.table.width), 900)
@@ -97,21 +97,21 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
             search_shots=arena.SEARCH_SHOTS, out="results/gallery", gif=True, gif_seconds=10.0, progress=True,
             players=None):
     """Play, rank, draw. Returns (index entries, shot rows)."""
-    game, params = setup(discipline)
+    ruleset, params = setup(discipline)
     players = {} if players is None else players
     label = parse_agent_spec(spec).text
     if label not in players:
         players[label] = arena.make_player(spec, noise, batch, search_shots, discipline)
     player = players[label]
     check_discipline(player.agent, label, discipline)
-    names = ball_names(game)
+    names = ball_names(ruleset)
     n = layouts + 1  # the random layouts, then the starting position
     keys = arena.row_keys(seed, 0, n)
-    random_part = arena.first_states(game, params, layouts, "random", keys[:layouts]) if layouts else None
-    start_part = arena.first_states(game, params, 1, "start", keys[layouts:])
+    random_part = arena.first_states(ruleset, params, layouts, "random", keys[:layouts]) if layouts else None
+    start_part = arena.first_states(ruleset, params, 1, "start", keys[layouts:])
     games = start_part if random_part is None else jax.tree_util.tree_map(
         lambda a, b: np.concatenate([a, b]), random_part, start_part)
-    env, env_params = arena.environment(game, params, "shot", noise, 1)
+    env, env_params = arena.environment(ruleset, params, "shot", noise, 1)
     states = arena.to_host(env.init_from(games, env_params))
     where = [f"random layout {i}" for i in range(layouts)] + ["starting position"]
     shot_keys = np.asarray(arena.shot_keys(keys, 0))
@@ -136,10 +136,10 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
             rows.append(dict(
                 index=r, where=where[r], points=int(np.asarray(outcome.points)[shooter]),
                 shot_value=int(outcome.shot_value), foul=bool(outcome.foul),
-                reason=rules_lib.Reason(int(outcome.reason)).name.lower(),
+                reason=rules.Reason(int(outcome.reason)).name.lower(),
                 cushions_before_carom=int(outcome.cushions), cushions=sum(c.startswith("cushion") for c in seq),
                 cue_path_m=float(lengths[cue]),
-                events=int(result.num_events), call=rules_lib.call_words(outcome, discipline),
+                events=int(result.num_events), call=rules.call_words(outcome, discipline),
                 **{f: float(planned[i, k]) for k, f in enumerate(arena.SHOT_FIELDS)},
             ))
             shots.append((result, state, outcome, paths, seq))
@@ -161,11 +161,11 @@ def gallery(discipline="three_cushion", spec="search", *, layouts=40, top=6, noi
                  f"aim {row['phi']:.1f} deg, tip a {row['a']:+.2f} b {row['b']:+.2f}\n"
                  + textwrap.fill(f"referee: {row['call']}", 120)
                  + "\n" + textwrap.fill(f"cue ball: {' -> '.join(seq) if seq else 'no contact'}", 120))
-        draw(os.path.join(out, stem + ".png"), result, state, params, game, title, paths)
+        draw(os.path.join(out, stem + ".png"), result, state, params, ruleset, title, paths)
         files = [stem + ".png"]
-        pin = standing_pin(game, state)
+        pin = standing_pin(ruleset, state)
         if gif:
-            render.save_replay(os.path.join(out, stem + ".gif"), result, params, game.is_hungarian, pin=pin,
+            render.save_replay(os.path.join(out, stem + ".gif"), result, params, ruleset.is_hungarian, pin=pin,
                                width=480, max_seconds=gif_seconds)
             files.append(stem + ".gif")
         views.append(ViewShot(f"#{rank} {row['where']}", discipline, params, result, row["call"], pin))
@@ -214,7 +214,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.gallery", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1] + "\n" + SPEC_HELP)
-    parser.add_argument("--discipline", default="three_cushion", choices=rules_lib.DISCIPLINES)
+    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
     parser.add_argument("--agent", default="search", metavar="SPEC", help="the agent (default: search)")
     parser.add_argument("--layouts", type=int, default=40, help="random layouts (plus the starting position)")
     parser.add_argument("--top", type=int, default=6, help="shots drawn (plus the one from the starting position)")

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
-import rules as rules_lib
+import rules
 from agents.base import index_tree
 from agents.states import random_states_for
 from agents.leave import FEATURES, features_batch, save_value
@@ -67,16 +67,16 @@ def data_config(candidates: int, trials: int, noise: float, screen: int = 0) -> 
 
 
 @functools.partial(jax.jit, static_argnames=("shape", "top"))
-def _summarise(game, rep, results, params, shape, top: int):
+def _summarise(ruleset, rep, results, params, shape, top: int):
     """The referee's verdicts on S x C x T plays, kept for the ``top`` candidates with the most
     points: (points, plays_on (S, top, T), features of the layouts left (S, top, T, F)), and for
     each state one layout its best candidate left with the shooter to play on (``has``)."""
     S, C, T = shape
-    nxt, out = rules_lib.referee_batch(game, rep, results, params)
+    nxt, out = rules.referee_batch(ruleset, rep, results, params)
     shooter = rep.current_player
     points = net_points(out, shooter).astype(jnp.float32).reshape(S, C, T)
     on = ((nxt.current_player == shooter) & ~out.game_over).reshape(S, C, T)
-    feats = features_batch(game, nxt, params).reshape(S, C, T, FEATURES)
+    feats = features_batch(ruleset, nxt, params).reshape(S, C, T, FEATURES)
     _, best = jax.lax.top_k(jnp.mean(points, -1), top)  # (S, top)
     take = lambda x: jnp.take_along_axis(x, best.reshape((S, top) + (1,) * (x.ndim - 2)), 1)  # noqa: E731
     first = best[:, 0]
@@ -197,7 +197,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.leave_value", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--discipline", default="three_cushion", choices=rules_lib.DISCIPLINES)
+    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
     parser.add_argument("--states", type=int, default=4096, help="game states valued")
     parser.add_argument("--candidates", type=int, default=128, help="strikes of the search's proposal per state")
     parser.add_argument("--trials", type=int, default=8, help="noisy plays per strike (even: the double estimator)")
@@ -227,7 +227,7 @@ def main(argv=None):
     if args.noise <= 0:
         raise SystemExit("--noise must be > 0: the value is learned from noisy plays")
     progress = not args.no_progress
-    game, params = setup(args.discipline)
+    ruleset, params = setup(args.discipline)
     if args.screen and args.screen < args.candidates:
         raise SystemExit(f"--screen must be 0 or at least --candidates ({args.candidates}), got {args.screen}")
     cfg = data_config(args.candidates, args.trials, args.noise, args.screen)
@@ -235,7 +235,7 @@ def main(argv=None):
     data_path = os.path.join(args.out, "data.npz")
     t0 = time.perf_counter()
     if args.fresh or not os.path.isfile(data_path):
-        data = generate(game, params, args.states, cfg, args.top, args.seed, progress)
+        data = generate(ruleset, params, args.states, cfg, args.top, args.seed, progress)
         np.savez_compressed(data_path, **data)
     with np.load(data_path) as f:
         data = {k: f[k] for k in f.files}

@@ -75,14 +75,14 @@ QUICK_AGENTS = ("geometric", "search:candidates=16,trials=2,refine_parents=0,see
 
 def setting_key(discipline: str, options: dict, distance: int):
     """Settings that make the same rules (every option filled in) have the same key."""
-    game, _ = setup(discipline, **options, distance=distance)
-    leaves = tuple(np.asarray(x).item() for x in jax.tree_util.tree_leaves(game))
+    ruleset, _ = setup(discipline, **options, distance=distance)
+    leaves = tuple(np.asarray(x).item() for x in jax.tree_util.tree_leaves(ruleset))
     return (discipline, leaves)
 
 
 def reduced_distance(discipline: str, carom: int, hungarian: int) -> int:
-    game, _ = setup(discipline)
-    return hungarian if game.is_hungarian else carom
+    ruleset, _ = setup(discipline)
+    return hungarian if ruleset.is_hungarian else carom
 
 
 def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game_shots=600, carom_distance=10,

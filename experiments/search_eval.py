@@ -45,22 +45,22 @@ AGENTS = ("random", "geometric", "search")
 PAD = 256  # shots are played in batches padded to this size: one compiled simulation
 
 
-def decide(agent, game, states, params, keys):
+def decide(agent, ruleset, states, params, keys):
     """Shots (fields (N,)) and seconds per decision. The search decides one state at a time
     (after a warm-up decision, so compilation is not counted); the others in one batch."""
     n = int(states.positions.shape[0])
     if not isinstance(agent, SearchAgent):
-        jax.block_until_ready(agent.plan_batch(game, states, params, keys))  # warm-up
+        jax.block_until_ready(agent.plan_batch(ruleset, states, params, keys))  # warm-up
         t0 = time.perf_counter()
-        shots = jax.block_until_ready(agent.plan_batch(game, states, params, keys))
+        shots = jax.block_until_ready(agent.plan_batch(ruleset, states, params, keys))
         return shots, [(time.perf_counter() - t0) / n] * n, 0.0
     t0 = time.perf_counter()
-    jax.block_until_ready(agent.plan(game, index_tree(states, 0), params, jax.random.fold_in(keys[0], 7)))
+    jax.block_until_ready(agent.plan(ruleset, index_tree(states, 0), params, jax.random.fold_in(keys[0], 7)))
     warmup = time.perf_counter() - t0
     shots, seconds = [], []
     for i in range(n):
         t0 = time.perf_counter()
-        shots.append(jax.block_until_ready(agent.plan(game, index_tree(states, i), params, keys[i])))
+        shots.append(jax.block_until_ready(agent.plan(ruleset, index_tree(states, i), params, keys[i])))
         seconds.append(time.perf_counter() - t0)
         if (i + 1) % 25 == 0 or i + 1 == n:
             print(f"    {i + 1}/{n} decisions, {np.mean(seconds):.2f} s each", flush=True)
@@ -75,13 +75,13 @@ def play(game, states, shots, params, noise: float, key):
 
 def three_cushion(args, exact, noisy, shot_rows):
     params = physics.default_params()
-    game = rules.make_rules("three_cushion")
+    ruleset = rules.make_rules("three_cushion")
     key = jax.random.PRNGKey(args.seed)
     sets = {}
     if args.layouts > 0:
-        sets["random layouts"] = random_states(game, jax.random.fold_in(key, 1), params, args.layouts)
+        sets["random layouts"] = random_states(ruleset, jax.random.fold_in(key, 1), params, args.layouts)
     if args.start > 0:
-        sets["starting position"] = stack_states([starting_state(game, params, breaker=0)] * args.start)
+        sets["starting position"] = stack_states([starting_state(ruleset, params, breaker=0)] * args.start)
     rows = []
     for noise in args.noise:
         for set_name, states in sets.items():
@@ -90,8 +90,9 @@ def three_cushion(args, exact, noisy, shot_rows):
                 agent = make_agent(name, noise, exact, noisy)
                 print(f"three-cushion, {set_name}, noise {noise:g}: {name} ({n} shots)", flush=True)
                 keys = jax.random.split(jax.random.fold_in(key, 100 + int(10 * noise)), n)
-                shots, seconds, warmup = decide(agent, game, states, params, keys)
-                _, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 200 + int(10 * noise)))
+                shots, seconds, warmup = decide(agent, ruleset, states, params, keys)
+                key_n = jax.random.fold_in(key, 200 + int(10 * noise))
+                _, outcomes = play(ruleset, states, shots, params, noise, key_n)
                 points = np.asarray(shooter_points(outcomes, states.current_player))
                 fouls = np.asarray(outcomes.foul)
                 k = int((points > 0).sum())
@@ -119,7 +120,7 @@ def three_cushion(args, exact, noisy, shot_rows):
 
 def hungarian(args, exact, noisy, shot_rows):
     params = physics.default_params("hungarian")
-    game = rules.make_rules("hungarian_1000")
+    ruleset = rules.make_rules("hungarian_1000")
     key = jax.random.PRNGKey(args.seed + 1)
     rows = []
     for noise in args.noise:
@@ -129,10 +130,10 @@ def hungarian(args, exact, noisy, shot_rows):
             n = args.hungarian_layouts
             if n > 0:
                 print(f"Hungarian, shots, noise {noise:g}: {name} ({n} shots)", flush=True)
-                states = random_states(game, jax.random.fold_in(key, 1), params, n)
+                states = random_states(ruleset, jax.random.fold_in(key, 1), params, n)
                 keys = jax.random.split(jax.random.fold_in(key, 2), n)
-                shots, seconds, _ = decide(agent, game, states, params, keys)
-                _, outcomes = play(game, states, shots, params, noise, jax.random.fold_in(key, 3))
+                shots, seconds, _ = decide(agent, ruleset, states, params, keys)
+                _, outcomes = play(ruleset, states, shots, params, noise, jax.random.fold_in(key, 3))
                 net = np.asarray(net_points(outcomes, states.current_player))
                 m, low, high = mean_ci(net)
                 k = int((np.asarray(shooter_points(outcomes, states.current_player)) > 0).sum())
@@ -155,7 +156,7 @@ def hungarian(args, exact, noisy, shot_rows):
                 print(f"Hungarian, innings, noise {noise:g}: {name} ({n} innings)", flush=True)
                 batch = min(n, arena.BATCH)
                 player = arena.Player(name, agent, arena.plan_chunk(agent, batch))
-                innings, _ = arena.run_innings(player, game, params, n, noise=noise, max_shots=args.max_inning_shots,
+                innings, _ = arena.run_innings(player, ruleset, params, n, noise=noise, max_shots=args.max_inning_shots,
                                                seed=args.seed + 1, stream=int(10 * noise), batch=batch,
                                                progress=False)
                 total = np.array([r["net_points"] for r in innings], float)

@@ -41,9 +41,7 @@ from agents import robustness as rb
 from agents.stats import bounded_mean_ci, wilson
 from billiards_env.params import DEFAULT_NOISE, check_layout, setup
 from experiments.common import NOISE_HELP, begin, machine_info, noise_arg, write_csv
-import rules as rules_lib
-
-
+import rules
 def _floats(text: str, n: int, name: str) -> list[float]:
     try:
         values = [float(v) for v in text.split(",")]
@@ -54,14 +52,14 @@ def _floats(text: str, n: int, name: str) -> list[float]:
     return values
 
 
-def layout_state(game, params, args):
+def layout_state(ruleset, params, args):
     """The game state the maps start from: --layout, --from start, or a random legal layout."""
     if args.layout is not None:
-        layout = check_layout(np.reshape(args.layout, (3, 2)), params, game)
-        return agents.state_from_layout(game, layout, params)
+        layout = check_layout(np.reshape(args.layout, (3, 2)), params, ruleset)
+        return agents.state_from_layout(ruleset, layout, params)
     if args.start == "start":
-        return agents.starting_state(game, params)
-    return agents.random_state(game, jax.random.PRNGKey(args.seed), params)
+        return agents.starting_state(ruleset, params)
+    return agents.random_state(ruleset, jax.random.PRNGKey(args.seed), params)
 
 
 def map_rows(m: rb.SuccessMap) -> list[dict]:
@@ -89,10 +87,10 @@ def plot_map(path, m: rb.SuccessMap, title: str, labels: tuple[str, str], best: 
     plt.close(fig)
 
 
-def shot_report(game, state, shot, params, key, noise, trials, batch) -> dict:
+def shot_report(ruleset, state, shot, params, key, noise, trials, batch) -> dict:
     """The shot's success and points under noise with intervals, and its sensitivity."""
     one = jax.tree_util.tree_map(lambda x: np.reshape(np.asarray(x, float), (1,)), shot)
-    played = rb.play_trials(game, state, one, params, key, noise=noise, trials=trials, batch=batch)
+    played = rb.play_trials(ruleset, state, one, params, key, noise=noise, trials=trials, batch=batch)
     k = int(played.scored[0])
     low, high = wilson(k, trials)
     points, p_low, p_high = bounded_mean_ci(played.points[0], floor=0.0)
@@ -101,7 +99,7 @@ def shot_report(game, state, shot, params, key, noise, trials, batch) -> dict:
         shot={f: float(np.asarray(getattr(shot, f))) for f in rb.FIELDS}, trials=trials,
         success=k / trials, success_ci=[low, high], points=points, points_ci=[p_low, p_high],
         given=given, given_ci=[g_low, g_high],
-        sensitivity={f: list(v) for f, v in rb.sensitivity(game, state, shot, params, batch=batch).items()},
+        sensitivity={f: list(v) for f, v in rb.sensitivity(ruleset, state, shot, params, batch=batch).items()},
     )
 
 
@@ -109,7 +107,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.shot_map", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--discipline", default="three_cushion", choices=rules_lib.DISCIPLINES)
+    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random layout and of the noise")
     parser.add_argument("--from", dest="start", choices=("random", "start"), default="random",
                         help="a random legal layout (from --seed) or the discipline's starting position")
@@ -150,10 +148,10 @@ def check_args(parser, args):
 
 
 def run(args) -> dict:
-    game, params = setup(args.discipline)
+    ruleset, params = setup(args.discipline)
     if args.speed_range[1] > float(params.cue.max_speed):
         raise ValueError(f"--speed-range must end at most at the cue's {float(params.cue.max_speed):g} m/s")
-    state = layout_state(game, params, args)
+    state = layout_state(ruleset, params, args)
     noise = ExecutionNoise(args.noise)
     keys = jax.random.split(jax.random.PRNGKey(args.seed + 1), 4)
     aims = np.linspace(-180.0, 180.0, args.aims, endpoint=False)
@@ -165,7 +163,7 @@ def run(args) -> dict:
 
     bar = tqdm(total=args.aims * args.speeds * args.trials, unit="shot", desc="aim x speed", disable=args.no_progress)
     t0 = time.perf_counter()
-    m = rb.success_map(game, state, params, keys[0], aims, speeds, theta=args.theta, a=args.tip[0], b=args.tip[1],
+    m = rb.success_map(ruleset, state, params, keys[0], aims, speeds, theta=args.theta, a=args.tip[0], b=args.tip[1],
                        noise=noise, trials=args.trials, batch=args.batch, progress=bar.update)
     bar.close()
     summary["aim_speed_seconds"] = time.perf_counter() - t0
@@ -180,7 +178,7 @@ def run(args) -> dict:
     phi, V0 = args.at if args.at is not None else (float(m.row_values[best[0][0]]), float(m.col_values[best[0][1]]))
     if args.offsets:
         limit = float(params.cue.max_offset)
-        tips = rb.offset_map(game, state, params, keys[1], phi, V0, np.linspace(-limit, limit, args.offsets),
+        tips = rb.offset_map(ruleset, state, params, keys[1], phi, V0, np.linspace(-limit, limit, args.offsets),
                              theta=args.theta, noise=noise, trials=args.trials, batch=args.batch)
         write_csv(os.path.join(args.out, "tip.csv"), map_rows(tips))
         plot_map(os.path.join(args.out, "tip.png"), tips, f"{name}: tip offsets at phi {phi:.1f} deg, V0 {V0:.2f} m/s",
@@ -191,9 +189,9 @@ def run(args) -> dict:
         shot = physics.Shot(V0=V0s, phi=phis, theta=theta, a=a, b=b)
     else:
         shot = m.shot(*best[0])
-    summary["shot"] = shot_report(game, state, shot, params, keys[2], noise, args.shot_trials, args.batch)
+    summary["shot"] = shot_report(ruleset, state, shot, params, keys[2], noise, args.shot_trials, args.batch)
     if args.difficulty:
-        chosen, played = rb.difficulty(game, state, params, keys[3], noise=noise, trials=args.shot_trials,
+        chosen, played = rb.difficulty(ruleset, state, params, keys[3], noise=noise, trials=args.shot_trials,
                                        batch=args.batch)
         k = int(played.scored[0])
         summary["difficulty"] = dict(shot={f: float(np.asarray(getattr(chosen, f))) for f in rb.FIELDS},

@@ -95,8 +95,8 @@ SEEDS = 12  # geometric lines perturbed by the proposal
 
 def setting(discipline: str = "three_cushion"):
     """(physics params, rules) of the discipline, on its own table (the Hungarian game's 1:2 one)."""
-    game, params = setup(discipline)
-    return params, game
+    ruleset, params = setup(discipline)
+    return params, ruleset
 
 
 def data_config(candidates: int, noise: float = 0.0) -> SearchConfig:
@@ -127,23 +127,23 @@ def strike_label(values, target: str) -> jax.Array:
 
 
 def generate(args):
-    params, game = setting(args.discipline)
+    params, ruleset = setting(args.discipline)
     target = target_for(args.discipline)
     cfg = data_config(args.candidates, args.noise)
     key = jax.random.PRNGKey(args.seed)
     parts = []
     for c in tqdm(range(-(-args.layouts // CHUNK)), desc="layouts (x64)"):
         k = jax.random.fold_in(key, c)
-        states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
+        states = random_states(ruleset, jax.random.fold_in(k, 0), params, CHUNK)
         if args.grid:
-            best = best_lines(game, states, params, cfg.seeds, args.rolling)
+            best = best_lines(ruleset, states, params, cfg.seeds, args.rolling)
             shots = line_grid(best, params)
             if args.aims != AIMS:  # one aim offset per strike, drawn: the policy ranks every offset
                 shots = aim_jitter(shots, args.aims, jax.random.fold_in(k, 3))
         else:
-            shots, best = proposal(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
+            shots, best = proposal(ruleset, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK), cfg)
         # With noise, the strikes of one layout share one noise draw (the search's fair comparison).
-        values = play_candidates(game, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
+        values = play_candidates(ruleset, states, params, shots, jax.random.split(jax.random.fold_in(k, 2), CHUNK),
                                  args.trials, cfg)
         parts.append(dict(positions=states.positions, cue=states.cue_ball, shots=shot_array(shots),
                           scored=strike_label(values, target), best=jnp.stack(best, -1),
@@ -238,15 +238,15 @@ def fit(net, loss_fn, arrays, epochs, batch, lr, seed, desc, progress: bool = Tr
     return net
 
 
-def relines(game, data, params, rolling: bool):
+def relines(ruleset, data, params, rolling: bool):
     """(L, k, 4) the data's best lines found again with or without the rolling model: the strikes
     and their labels stay valid, only the lines the features refer to change."""
     found = []
     for i in range(0, len(data["cue"]), CHUNK):
-        states = random_states(game, jax.random.PRNGKey(0), params, len(data["cue"][i:i + CHUNK]))
+        states = random_states(ruleset, jax.random.PRNGKey(0), params, len(data["cue"][i:i + CHUNK]))
         states = dataclasses.replace(states, positions=jnp.asarray(data["positions"][i:i + CHUNK]),
                                      cue_ball=jnp.asarray(data["cue"][i:i + CHUNK], states.cue_ball.dtype))
-        found.append(np.asarray(jnp.stack(best_lines(game, states, params, SEEDS, rolling), -1)))
+        found.append(np.asarray(jnp.stack(best_lines(ruleset, states, params, SEEDS, rolling), -1)))
     return np.concatenate(found)
 
 
@@ -351,10 +351,10 @@ def train(args):
     if args.head == "classes" and target != "net_points":
         raise ValueError(f"--head classes is for models of net points (the Hungarian game); this data's target is "
                          f"{target!r}")
-    params, game = setting(discipline)
+    params, ruleset = setting(discipline)
     grid = bool(data.pop("grid", False))
     if args.rolling != made.get("rolling", True):
-        data["best"] = relines(game, data, params, args.rolling)
+        data["best"] = relines(ruleset, data, params, args.rolling)
     train_part, val_part = split(data)
     L, held = len(data["cue"]), len(val_part["cue"])
     report = {}
@@ -447,12 +447,12 @@ def _read_json(out, name):
 
 # --- evaluate ---------------------------------------------------------------------------------
 
-def decide(agent, game, states, params, keys, chunk):
+def decide(agent, ruleset, states, params, keys, chunk):
     """(shots, seconds per layout): planned in chunks of ``chunk`` layouts after a warm-up chunk."""
     n = int(states.positions.shape[0])
-    jax.block_until_ready(agent.plan_batch(game, index_tree(states, slice(0, chunk)), params, keys[:chunk]))
+    jax.block_until_ready(agent.plan_batch(ruleset, index_tree(states, slice(0, chunk)), params, keys[:chunk]))
     t0 = time.perf_counter()
-    parts = [jax.block_until_ready(agent.plan_batch(game, index_tree(states, slice(s, s + chunk)), params,
+    parts = [jax.block_until_ready(agent.plan_batch(ruleset, index_tree(states, slice(s, s + chunk)), params,
                                                     keys[s:s + chunk]))
              for s in tqdm(range(0, n, chunk), desc=agent.name, leave=False)]
     shots = jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *parts)
@@ -460,7 +460,7 @@ def decide(agent, game, states, params, keys, chunk):
 
 
 def evaluate(args):
-    params, game = setting(args.discipline)
+    params, ruleset = setting(args.discipline)
     target = target_for(args.discipline)
     nets = _read_nets(args.out)
     trained = _read_json(args.out, "train.json")["A"]
@@ -468,7 +468,7 @@ def evaluate(args):
     features = trained.get("features", 1)  # the version of its inputs
     n = -(-args.layouts // 8) * 8
     key = jax.random.PRNGKey(10_000 + args.seed)  # layouts never seen in training
-    states = random_states(game, jax.random.fold_in(key, 1), params, n)
+    states = random_states(ruleset, jax.random.fold_in(key, 1), params, n)
     keys = jax.random.split(jax.random.fold_in(key, 2), n)
     agents = [(RandomAgent(), n), (GeometricAgent(), n)]
     if "cloned" in nets:
@@ -487,8 +487,8 @@ def evaluate(args):
         if isinstance(agent, SearchAgent):  # the search on the first layouts only (it simulates)
             n = args.search
             states, keys = index_tree(states, slice(0, n)), keys[:n]
-        shots, seconds = decide(agent, game, states, params, keys, chunk)
-        _, _, outcomes, _ = execute(game, states, shots, params, key=jax.random.fold_in(key, 3),
+        shots, seconds = decide(agent, ruleset, states, params, keys, chunk)
+        _, _, outcomes, _ = execute(ruleset, states, shots, params, key=jax.random.fold_in(key, 3),
                                     noise=ExecutionNoise(args.noise), pad_to=n)
         mine = np.asarray(shooter_points(outcomes, states.current_player))
         net = np.asarray(net_points(outcomes, states.current_player))
@@ -548,18 +548,18 @@ def room(args):
     layouts, every strike the policy ranks played ``--trials`` times under ``--noise`` and valued
     as the search values a play (its points, less what a foul hands the opponent)."""
     check_plays(args.trials)
-    params, game = setting(args.discipline)
+    params, ruleset = setting(args.discipline)
     agent = PolicyAgent.for_discipline(args.discipline, args.noise, args.models)
     key = jax.random.PRNGKey(20_000 + args.seed)  # neither training nor evaluate layouts
     R, V = [], []
     for c in tqdm(range(-(-args.layouts // CHUNK)), desc="layouts (x64)"):
         k = jax.random.fold_in(key, c)
-        states = random_states(game, jax.random.fold_in(k, 0), params, CHUNK)
-        shots, best = agent.candidates(game, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK))
+        states = random_states(ruleset, jax.random.fold_in(k, 0), params, CHUNK)
+        shots, best = agent.candidates(ruleset, states, params, jax.random.split(jax.random.fold_in(k, 1), CHUNK))
         R.append(np.asarray(ratings(agent.net, states, shots, best, params, None, agent.target, agent.outcomes,
                                     agent.features)))
         cfg = data_config(int(shots.V0.shape[1]), args.noise)
-        V.append(np.asarray(play_candidates(game, states, params, shots,
+        V.append(np.asarray(play_candidates(ruleset, states, params, shots,
                                             jax.random.split(jax.random.fold_in(k, 2), CHUNK), args.trials, cfg)))
     rows = choice_room(np.concatenate(R)[:args.layouts], np.concatenate(V)[:args.layouts])
     unit = "success per shot" if agent.target == "score" else "net points per shot"
@@ -597,9 +597,9 @@ def merge(args):
     first = runs[0]
     data, made = load_data(sources(first.get("data"), members[0]))
     data.pop("grid", None)
-    params, game = setting(first["discipline"])
+    params, ruleset = setting(first["discipline"])
     if first["rolling"] != made.get("rolling", True):
-        data["best"] = relines(game, data, params, first["rolling"])
+        data["best"] = relines(ruleset, data, params, first["rolling"])
     _, val_part = split(data)
     features = first.get("features", 1)
     Xv, _ = success_dataset(val_part, params, features)

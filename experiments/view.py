@@ -28,7 +28,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 import physics
-import rules as rules_lib
+import rules
 from agents import execute
 from agents.base import index_tree, repeat_state
 from agents.states import starting_state, state_from_layout
@@ -60,18 +60,18 @@ class ViewShot:
 
 # --- from a strike to a shot on the page -------------------------------------------------------
 
-def standing_pin(game, state) -> Optional[np.ndarray]:
+def standing_pin(ruleset, state) -> Optional[np.ndarray]:
     """(2,) where the pin stands before the shot, or None (carom, or the pin lies: H-2.1)."""
-    if game.is_hungarian and int(state.pin_state) == int(rules_lib.PinState.STANDING):
+    if ruleset.is_hungarian and int(state.pin_state) == int(rules.PinState.STANDING):
         return np.asarray(state.pin_position, np.float64)
     return None
 
 
-def _player_of(game, cue_ball) -> int:
+def _player_of(ruleset, cue_ball) -> int:
     """The player whose cue ball ``cue_ball`` is (C-3.4: white 0, yellow 1; H-3.1: the red 0 for both)."""
     if cue_ball is None:
         return 0
-    allowed = (0,) if game.is_hungarian else (0, 1)
+    allowed = (0,) if ruleset.is_hungarian else (0, 1)
     if isinstance(cue_ball, bool) or not isinstance(cue_ball, (int, np.integer)) or int(cue_ball) not in allowed:
         raise ValueError(f"cue_ball must be one of {allowed} for this discipline (the red, 0, in the Hungarian "
                          f"game; white 0 or yellow 1 in the carom games), got {cue_ball!r}")
@@ -92,7 +92,7 @@ def shot_entries(discipline: str, shots: Sequence, layout=None, cue_ball=None, l
     layout: (3, 2) ball centres (m), or None for the discipline's starting position
     (``rules.init_game``). cue_ball: the shooter's ball (None: player 0's, as the rules say).
     """
-    game, params = setup(discipline)
+    ruleset, params = setup(discipline)
     if not isinstance(shots, (list, tuple)) or not shots:
         raise ValueError(f"shots must be a non-empty list of physics.Shot, got {shots!r}")
     labels = [describe(s) for s in shots] if labels is None else list(labels)
@@ -103,18 +103,18 @@ def shot_entries(discipline: str, shots: Sequence, layout=None, cue_ball=None, l
             raise TypeError(f"shots must hold physics.Shot, got {type(s).__name__}")
         check_fields(s)
         check_limits(s, params)
-    player = _player_of(game, cue_ball)
+    player = _player_of(ruleset, cue_ball)
     if layout is None:
-        state = starting_state(game, params, breaker=player)
+        state = starting_state(ruleset, params, breaker=player)
     else:
-        state = state_from_layout(game, check_layout(layout, params, game), params, player)
+        state = state_from_layout(ruleset, check_layout(layout, params, ruleset), params, player)
     n = len(shots)
     states = repeat_state(state, n)
     batch = physics.Shot(*(np.asarray([float(np.asarray(getattr(s, f))) for s in shots]) for f in FIELDS))
-    results, _, outcomes, _ = execute(game, states, batch, params, pad_to=PAD)
-    pin = standing_pin(game, state)
+    results, _, outcomes, _ = execute(ruleset, states, batch, params, pad_to=PAD)
+    pin = standing_pin(ruleset, state)
     return [ViewShot(labels[i], discipline, params, index_tree(results, i),
-                     rules_lib.call_words(index_tree(outcomes, i), discipline), pin) for i in range(n)]
+                     rules.call_words(index_tree(outcomes, i), discipline), pin) for i in range(n)]
 
 
 def shot_entry(discipline: str, shot, layout=None, cue_ball=None, label: Optional[str] = None) -> ViewShot:
@@ -197,13 +197,13 @@ def clip_polygon(lines, length: float, width: float) -> list:
 def markings(discipline: str, params) -> dict:
     """The discipline's lines and spots in metres: zone outlines (docs/rules.md C-11.1 corner fields,
     C-12.2 balkline fields and anchors) and spots (H-1.4 for the Hungarian game, C-2.1 otherwise)."""
-    game = rules_lib.make_rules(discipline)
+    ruleset = rules.make_rules(discipline)
     table = params.table
     L, W = float(table.length), float(table.width)
-    fields, anchors = rules_lib.geometry.zones(game, table)
+    fields, anchors = rules.geometry.zones(ruleset, table)
     polygons = [clip_polygon(z, L, W) for z in np.concatenate([np.asarray(fields), np.asarray(anchors)])]
     polygons = [p for p in polygons if len(p) >= 3]
-    spots = table.spots if game.is_hungarian else np.concatenate([table.head_string_spots, table.top_spot[None],
+    spots = table.spots if ruleset.is_hungarian else np.concatenate([table.head_string_spots, table.top_spot[None],
                                                                    table.centre[None]])
     return dict(zones=polygons, spots=np.round(np.asarray(spots, np.float64), 5).tolist())
 
@@ -219,8 +219,8 @@ def shot_data(entry: ViewShot, width: int = WIDTH) -> dict:
     result, params = entry.result, entry.params
     if np.ndim(np.asarray(result.events.kind)) != 1:
         raise ValueError("ViewShot.result must be one shot's ShotResult; index the batch first")
-    game = rules_lib.make_rules(entry.discipline)
-    hungarian = game.is_hungarian
+    ruleset = rules.make_rules(entry.discipline)
+    hungarian = ruleset.is_hungarian
     canvas = render.Canvas(float(params.table.length), float(params.table.width), width)
     times = sample_times(result)
     positions = sample_positions(result, params, times)
@@ -242,7 +242,7 @@ def shot_data(entry: ViewShot, width: int = WIDTH) -> dict:
         spot=_rgb(SPOT), pin_colour=_rgb(render.PIN),
         diamonds=[list(m) for m in render.diamonds(canvas)], diamond_radius=render.diamond_radius(canvas),
         times=times.tolist(), positions=np.round(positions, 5).tolist(), off=off_table_times(result),
-        events=event_lines(result, ball_names(game)), pin=pin, **markings(entry.discipline, params),
+        events=event_lines(result, ball_names(ruleset)), pin=pin, **markings(entry.discipline, params),
     )
 
 
@@ -489,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m experiments.view", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--discipline", default="three_cushion", choices=rules_lib.DISCIPLINES)
+    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
     parser.add_argument("--shot", action="append", type=parse_shot, required=True, metavar="V0,phi,theta,a,b",
                         help="a strike: cue speed (m/s), aim and elevation (degrees), tip offsets (fractions "
                              "of R); repeat for several shots from the same layout")

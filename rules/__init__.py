@@ -7,21 +7,21 @@ API::
 
     rules.DISCIPLINES                                   # the seven discipline ids
     rules.register_discipline(id, base=..., gym_name=..., **columns) -> Discipline  # a variant
-    rules.make_rules(discipline, **options) -> Rules    # ValueError on bad names or values
+    rules.make_rules(discipline, **options) -> Rules    # the ruleset; ValueError on bad names or values
     rules.valid_options(discipline) -> tuple[str]
-    rules.init_game(rules, key, params, breaker=None) -> GameState  # layout; breaker by lot
-    rules.game_from_layout(rules, positions, params, player=0) -> GameState  # a game in play
-    rules.random_layout(rules, key, params) -> (3, 2)   # a random legal layout, nothing frozen
-    rules.referee(rules, state, shot, params) -> (GameState, Outcome)
-    rules.referee_batch(rules, states, shots, params)     # jitted, over a leading batch axis
+    rules.init_game(ruleset, key, params, breaker=None) -> GameState  # layout; breaker by lot
+    rules.game_from_layout(ruleset, positions, params, player=0) -> GameState  # a game in play
+    rules.random_layout(ruleset, key, params) -> (3, 2)   # a random legal layout, nothing frozen
+    rules.referee(ruleset, state, shot, params) -> (GameState, Outcome)
+    rules.referee_batch(ruleset, states, shots, params)     # jitted, over a leading batch axis
     rules.call_words(outcome, discipline) -> str        # Python side: the call in words
 
     # the next shooter's choices, written into the state before the shot (no-ops when not offered)
-    rules.place_cue_ball(rules, state, fraction, params)     # H-6.4, red in hand on the cross axis
-    rules.choose_base_spot(rules, state, spot, params)       # H-7.3
-    rules.choose_respot(rules, state, respot, params)        # C-12.7 a, C-13.3 a
-    rules.choose_start_side(rules, state, side, params)      # C-2.1 c
-    rules.choose_breaker(rules, state, breaker, params)      # C-1.2, after a lag
+    rules.place_cue_ball(ruleset, state, fraction, params)     # H-6.4, red in hand on the cross axis
+    rules.choose_base_spot(ruleset, state, spot, params)       # H-7.3
+    rules.choose_respot(ruleset, state, respot, params)        # C-12.7 a, C-13.3 a
+    rules.choose_start_side(ruleset, state, side, params)      # C-2.1 c
+    rules.choose_breaker(ruleset, state, breaker, params)      # C-1.2, after a lag
 
 The environment shoots from ``state.positions`` with ball ``state.cue_ball`` (C-3.4: 0 white,
 1 yellow, 2 red; Hungarian H-3.1: 0 red for both players, 1 white, 2 yellow), with the pin

@@ -31,9 +31,9 @@ from rules.options import Rules
 from rules.state import GameState, cue_ball_of, replace, select
 
 
-def refresh_frozen(rules, state: GameState, params) -> GameState:
+def refresh_frozen(ruleset, state: GameState, params) -> GameState:
     """Recompute the frozen flags for the cue ball after the layout changed."""
-    tol = rules.frozen_tolerance
+    tol = ruleset.frozen_tolerance
     cue = state.cue_ball
     return replace(
         state,
@@ -42,57 +42,57 @@ def refresh_frozen(rules, state: GameState, params) -> GameState:
     )
 
 
-def place_cue_ball(rules: Rules, state: GameState, fraction: ArrayLike, params: Params) -> GameState:
+def place_cue_ball(ruleset: Rules, state: GameState, fraction: ArrayLike, params: Params) -> GameState:
     """Rule H-6.4: place the red in hand on the cross axis, ``fraction`` (0..1, clipped) of the way
     from the RIGHT (y = 0) to the LEFT cushion, shifted to the nearest legal place."""
-    if not rules.is_hungarian:
+    if not ruleset.is_hungarian:
         return state
     table = params.table
     reach = params.cushion_reach
     f = jnp.clip(jnp.nan_to_num(jnp.asarray(fraction, table.width.dtype), nan=0.5), 0.0, 1.0)
-    moved = _place_at(rules, state, reach + f * (table.width - 2 * reach), params)
+    moved = _place_at(ruleset, state, reach + f * (table.width - 2 * reach), params)
     return select(state.ball_in_hand & ~state.game_over, moved, state)
 
 
-def _place_at(rules, state: GameState, wanted_y, params) -> GameState:
+def _place_at(ruleset, state: GameState, wanted_y, params) -> GameState:
     """The red placed on the cross axis as near wanted_y as is legal (H-6.4)."""
     placed = respot.place_on_cross_axis(
-        rules, params, state.positions, state.cue_ball, wanted_y,
+        ruleset, params, state.positions, state.cue_ball, wanted_y,
         state.pin_state == PinState.STANDING, state.pin_position,
     )
-    return refresh_frozen(rules, replace(state, positions=placed.astype(state.positions.dtype)), params)
+    return refresh_frozen(ruleset, replace(state, positions=placed.astype(state.positions.dtype)), params)
 
 
-def choose_base_spot(rules: Rules, state: GameState, spot: ArrayLike, params: Params) -> GameState:
+def choose_base_spot(ruleset: Rules, state: GameState, spot: ArrayLike, params: Params) -> GameState:
     """Rule H-7.3: move the jumped target ball to base spot ``spot`` (0 bottom, 1 top); offered only
     when both were free, and used up by the call. The red in hand stays legal."""
-    if not rules.is_hungarian:
+    if not ruleset.is_hungarian:
         return state
     ball = state.base_spot_ball
     spot = jnp.clip(jnp.asarray(spot, jnp.int32), 0, 1)
     target = params.table.base_spots[spot].astype(state.positions.dtype)
     positions = state.positions.at[jnp.maximum(ball, 0)].set(target)
     chosen = replace(state, positions=positions, base_spot_ball=jnp.asarray(-1, jnp.int32))
-    chosen = select(state.ball_in_hand, _place_at(rules, chosen, state.positions[state.cue_ball, 1], params), chosen)
+    chosen = select(state.ball_in_hand, _place_at(ruleset, chosen, state.positions[state.cue_ball, 1], params), chosen)
     return select((ball >= 0) & ~state.game_over, chosen, state)
 
 
-def choose_respot(rules: Rules, state: GameState, respot_balls: ArrayLike, params: Params) -> GameState:
+def choose_respot(ruleset: Rules, state: GameState, respot_balls: ArrayLike, params: Params) -> GameState:
     """Rules C-12.7 a, C-13.3 a: when the cue ball is frozen, the shooter may have the balls
     re-spotted: one-cushion and balkline all three to the starting position, three-cushion only
     the frozen balls (the cue ball and those touching it) to their spots (C-13.4 b, c).
     ``respot_balls``: () bool; False declines (the shooter plays the free ball or a massé)."""
-    offered = rules.respot_offered()
+    offered = ruleset.respot_offered()
     table = params.table
     p = state.current_player
-    to_start = rules.frozen_respot == FrozenRespot.START_CHOICE
+    to_start = ruleset.frozen_respot == FrozenRespot.START_CHOICE
     off = state.frozen_balls.at[state.cue_ball].set(True)
-    clearance = 2 * params.ball.radius + rules.frozen_tolerance
+    clearance = 2 * params.ball.radius + ruleset.frozen_tolerance
     on_spots = respot.respot_to_spots(state.positions, off, respot.three_cushion_spots(table, p), clearance)
     positions = jnp.where(to_start, respot.starting_position(table, p), on_spots)
     side = to_start
     chosen = refresh_frozen(
-        rules,
+        ruleset,
         replace(state, positions=positions.astype(state.positions.dtype), may_respot=jnp.asarray(False),
                 may_choose_side=side),
         params,
@@ -102,32 +102,32 @@ def choose_respot(rules: Rules, state: GameState, respot_balls: ArrayLike, param
     return select(state.may_respot & offered & ~state.game_over, decision, state)
 
 
-def choose_start_side(rules: Rules, state: GameState, side: ArrayLike, params: Params) -> GameState:
+def choose_start_side(ruleset: Rules, state: GameState, side: ArrayLike, params: Params) -> GameState:
     """Rule C-2.1 c: in the starting position, put the shooter's ball on the right (0) or left (1)
     head-string spot."""
-    if rules.is_hungarian:
+    if ruleset.is_hungarian:
         return state
     side = jnp.clip(jnp.asarray(side, jnp.int32), 0, 1)
     positions = respot.starting_position(params.table, state.current_player, side)
-    chosen = refresh_frozen(rules, replace(state, positions=positions.astype(state.positions.dtype)), params)
+    chosen = refresh_frozen(ruleset, replace(state, positions=positions.astype(state.positions.dtype)), params)
     return select(state.may_choose_side & ~state.game_over, chosen, state)
 
 
-def choose_breaker(rules: Rules, state: GameState, breaker: ArrayLike, params: Params) -> GameState:
+def choose_breaker(ruleset: Rules, state: GameState, breaker: ArrayLike, params: Params) -> GameState:
     """Rule C-1.2: the lag winner decides who breaks (0 or 1); the balls go to the starting
     position for that player."""
-    if rules.is_hungarian:
+    if ruleset.is_hungarian:
         return state
     b = jnp.clip(jnp.asarray(breaker, jnp.int32), 0, 1)
     chosen = replace(
         state,
         breaker=b,
         current_player=b,
-        cue_ball=cue_ball_of(rules, b),
+        cue_ball=cue_ball_of(ruleset, b),
         innings=jnp.zeros((2,), jnp.int32).at[b].set(1),
         positions=respot.starting_position(params.table, b).astype(state.positions.dtype),
         may_choose_breaker=jnp.asarray(False),
         may_choose_side=jnp.asarray(True),
     )
-    chosen = refresh_frozen(rules, chosen, params)
+    chosen = refresh_frozen(ruleset, chosen, params)
     return select(state.may_choose_breaker & ~state.game_over, chosen, state)

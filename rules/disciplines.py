@@ -132,12 +132,12 @@ def codes_of(row: Discipline) -> tuple[int, int, int]:
             FrozenRespot[row.frozen_respot.upper()])
 
 
-def matching(rules) -> tuple[str, ...]:
-    """The ids of the rows whose family and words ``rules`` (a ``rules.Rules`` with concrete
+def matching(ruleset) -> tuple[str, ...]:
+    """The ids of the rows whose family and words ``ruleset`` (a ``rules.Rules`` with concrete
     leaves) carries; their options may differ. ``Rules`` hold no id: this is how code that holds
     rules tells the disciplines apart (a trained policy checking what it is asked to play)."""
-    words = (int(rules.zones), int(rules.jumped_respot), int(rules.frozen_respot))
-    return tuple(row.id for row in TABLE.values() if row.family == rules.family and codes_of(row) == words)
+    words = (int(ruleset.zones), int(ruleset.jumped_respot), int(ruleset.frozen_respot))
+    return tuple(row.id for row in TABLE.values() if row.family == ruleset.family and codes_of(row) == words)
 
 
 def _check_row(row: Discipline) -> None:

@@ -47,18 +47,18 @@ def resolve(common, tracked, count):
     return zone, jnp.where(keep, count, 0).astype(jnp.int32)
 
 
-def count_shot(rules, zone_lines, tracked, count, start_positions, objects, shot) -> ZoneCount:
+def count_shot(ruleset, zone_lines, tracked, count, start_positions, objects, shot) -> ZoneCount:
     """Judge one shot against one family of zones (fields or anchors)."""
     n = zone_lines.shape[0]
-    tol = rules.line_tolerance
+    tol = ruleset.line_tolerance
     common = common_zones(zone_lines, start_positions, objects, tol)
     zone, before = resolve(common, tracked, count)
-    zone = jnp.where(rules.restricted_fields, zone, -1)
+    zone = jnp.where(ruleset.restricted_fields, zone, -1)
     lines = zone_lines[jnp.clip(zone, 0, n - 1)]
     rows, used = log.positions_during(shot)
     out = ~geometry.inside(lines[None], rows, tol)[..., 0]  # (rows, balls)
     left = (zone >= 0) & jnp.any(out & used[:, None] & objects[None, :])
-    limited = (zone >= 0) & (before + 1 >= rules.field_limit)
+    limited = (zone >= 0) & (before + 1 >= ruleset.field_limit)
     return ZoneCount(zone, before, limited, left)
 
 
@@ -68,7 +68,7 @@ def after_carom(zc: ZoneCount):
     return jnp.where(reset, -1, zc.zone).astype(jnp.int32), jnp.where(reset, 0, zc.before + 1).astype(jnp.int32)
 
 
-def announce(rules, fields, anchors, positions, objects, field_zone, field_count, anchor_zone, anchor_count):
+def announce(ruleset, fields, anchors, positions, objects, field_zone, field_count, anchor_zone, anchor_count):
     """(field call, anchor call): () int32 ``PositionCall``s for the layout before the next shot.
 
     "entré" when both object balls lie in one field (anchor), "dedans" when they lie there for the
@@ -76,7 +76,7 @@ def announce(rules, fields, anchors, positions, objects, field_zone, field_count
     on the two sides of its line). Open point: the documents name the calls but not their meaning;
     this follows the referees' usage.
     """
-    tol = rules.line_tolerance
+    tol = ruleset.line_tolerance
     none = jnp.asarray(PositionCall.NONE, jnp.int32)
 
     def call(zone_lines, tracked, count):
@@ -88,5 +88,5 @@ def announce(rules, fields, anchors, positions, objects, field_zone, field_count
     field_call, in_field = call(fields, field_zone, field_count)
     anchor_call, in_anchor = call(anchors, anchor_zone, anchor_count)
     field_call = jnp.where(~in_field & in_anchor, PositionCall.A_CHEVAL, field_call).astype(jnp.int32)
-    on = rules.restricted_fields
+    on = ruleset.restricted_fields
     return jnp.where(on, field_call, none), jnp.where(on, anchor_call, none)

@@ -30,13 +30,13 @@ def _rectangle(x_lo, x_hi, y_lo, y_hi):
     ])
 
 
-def corner_fields(rules, table):
+def corner_fields(ruleset, table):
     """(4, 4, 3): straight-rail restricted fields (rule C-11.1, open point O-5).
 
     Right triangles in the corners, legs ``corner_long_leg`` along the long cushion and
     ``corner_short_leg`` along the short one. Order: BOTTOM-RIGHT, BOTTOM-LEFT, TOP-RIGHT, TOP-LEFT.
     """
-    a, b = rules.corner_long_leg, rules.corner_short_leg
+    a, b = ruleset.corner_long_leg, ruleset.corner_short_leg
     h = jnp.sqrt(a * a + b * b)
     zero = jnp.zeros_like(a)
     fields = []
@@ -58,7 +58,7 @@ def _cuts(size, d):
     return jnp.stack([jnp.zeros_like(size), d, size - d, size])
 
 
-def balkline_fields(rules, table):
+def balkline_fields(ruleset, table):
     """(9, 4, 3): the balkline fields (rules C-12.2, C-12.5), row by row from the BOTTOM-RIGHT.
 
     Lines at ``line_distance`` from every cushion. With 71 cm lines on a 1.42 m wide table the two
@@ -66,20 +66,20 @@ def balkline_fields(rules, table):
     fields then has zero width and only holds balls lying on that line, which also lie in the
     fields beside it, so it changes no ruling.
     """
-    xs = _cuts(table.length, rules.line_distance)
-    ys = _cuts(table.width, rules.line_distance)
+    xs = _cuts(table.length, ruleset.line_distance)
+    ys = _cuts(table.width, ruleset.line_distance)
     return jnp.stack([_rectangle(xs[i], xs[i + 1], ys[j], ys[j + 1]) for i in range(3) for j in range(3)])
 
 
-def anchors(rules, table):
+def anchors(ruleset, table):
     """(8, 4, 3): the anchor squares (rule C-12.2 b, C-12.5 b).
 
     At each end of each balkline line, centred on the line, side ``anchor_fraction`` of the playing
     width, one side on the cushion. Order: the two cross lines (x = d, x = L - d) at the RIGHT then
     LEFT cushion, then the two long lines (y = d, y = W - d) at the BOTTOM then TOP cushion.
     """
-    L, W, d = table.length, table.width, rules.line_distance
-    s = rules.anchor_fraction * W
+    L, W, d = table.length, table.width, ruleset.line_distance
+    s = ruleset.anchor_fraction * W
     half = 0.5 * s
     zero = jnp.zeros_like(L)
     squares = []
@@ -92,7 +92,7 @@ def anchors(rules, table):
     return jnp.stack(squares)
 
 
-def zones(rules, table):
+def zones(ruleset, table):
     """((N_FIELDS, 4, 3), (N_ANCHORS, 4, 3)): the discipline's fields and anchors.
 
     The shapes are the same for every discipline, so one compiled referee serves them all: the
@@ -102,11 +102,12 @@ def zones(rules, table):
     """
     dtype = table.length.dtype
     nowhere = jnp.broadcast_to(jnp.asarray(_NOWHERE, dtype), (N_FIELDS, 4, 3))
-    corners = jnp.concatenate([corner_fields(rules, table).astype(dtype), nowhere[: N_FIELDS - 4]])
-    balkline = balkline_fields(rules, table).astype(dtype)
-    fields = jnp.where(rules.zones == Zones.CORNERS, corners,
-                       jnp.where(rules.zones == Zones.BALKLINE, balkline, nowhere))
-    anchor_lines = jnp.where(rules.zones == Zones.BALKLINE, anchors(rules, table).astype(dtype), nowhere[:N_ANCHORS])
+    corners = jnp.concatenate([corner_fields(ruleset, table).astype(dtype), nowhere[: N_FIELDS - 4]])
+    balkline = balkline_fields(ruleset, table).astype(dtype)
+    fields = jnp.where(ruleset.zones == Zones.CORNERS, corners,
+                       jnp.where(ruleset.zones == Zones.BALKLINE, balkline, nowhere))
+    anchor_lines = jnp.where(ruleset.zones == Zones.BALKLINE, anchors(ruleset, table).astype(dtype),
+                             nowhere[:N_ANCHORS])
     return fields, anchor_lines
 
 

@@ -22,7 +22,7 @@ class RunEnd(NamedTuple):
     winner: jnp.ndarray
 
 
-def run_points(rules, state: GameState, verdict) -> RunEnd:
+def run_points(ruleset, state: GameState, verdict) -> RunEnd:
     """Rules H-3.3, H-9.5, H-9.6, H-9.7, H-9.9, H-10.1: where the shot's and the run's points go.
 
     A scoring shot adds to the pending run (won at once on reaching the distance); a valid shot
@@ -31,20 +31,20 @@ def run_points(rules, state: GameState, verdict) -> RunEnd:
     """
     p = state.current_player
     opp = 1 - p
-    mode = rules.scoring_mode
+    mode = ruleset.scoring_mode
     run_after = state.run + verdict.shot_value
-    win = verdict.scored & (state.scores[p] + run_after >= rules.distance)
+    win = verdict.scored & (state.scores[p] + run_after >= ruleset.distance)
     keeps_run = ~verdict.scored & (~verdict.foul | (mode == 3))
     add_p = jnp.where(win, run_after, jnp.where(keeps_run, state.run, 0))
     add_o = jnp.where(verdict.foul, verdict.foul_points + jnp.where(mode == 1, state.run, 0), 0)
     scores = state.scores.at[p].add(add_p).at[opp].add(add_o)
-    opponent_wins = verdict.foul & (scores[opp] >= rules.distance)
+    opponent_wins = verdict.foul & (scores[opp] >= ruleset.distance)
     winner = jnp.where(win, p, jnp.where(opponent_wins, opp, -1)).astype(jnp.int32)
     run = jnp.where(verdict.scored & ~win, run_after, 0).astype(jnp.int32)
     return RunEnd(scores, run, win | opponent_wins, winner)
 
 
-def layout_after(rules, params, state: GameState, shot: ShotResult, jumped, fell, wrong_ball):
+def layout_after(ruleset, params, state: GameState, shot: ShotResult, jumped, fell, wrong_ball):
     """The layout, the pin and ball in hand for the next shot.
 
     Returns ((3, 2) positions, () base_spot_ball, () in_hand, () pin_state, (2,) pin_position).
@@ -58,35 +58,35 @@ def layout_after(rules, params, state: GameState, shot: ShotResult, jumped, fell
     """
     table = params.table
     cue = state.cue_ball
-    clearance = 2 * params.ball.radius + rules.frozen_tolerance
+    clearance = 2 * params.ball.radius + ruleset.frozen_tolerance
     in_hand = jnp.any(jumped) | wrong_ball  # rules H-7.2 to H-7.4, H-6.4 with H-4.3
     positions, base_spot_ball = respot.hungarian_jumped(shot.final_positions, jumped, table.base_spots, clearance)
     present = jnp.ones((positions.shape[0],), bool).at[cue].set(~in_hand)
     lying = jnp.where(shot.pin_present, shot.pin_position, state.pin_position)
     pin_state, pin_position = pin.after_shot(
-        rules, params, state.pin_state, state.pin_position, fell, lying, positions, present
+        ruleset, params, state.pin_state, state.pin_position, fell, lying, positions, present
     )
     wanted = table.cross_axis_spots[0, 1]
-    placed = respot.place_on_cross_axis(rules, params, positions, cue, wanted, pin_state == PinState.STANDING,
+    placed = respot.place_on_cross_axis(ruleset, params, positions, cue, wanted, pin_state == PinState.STANDING,
                                         pin_position)
     positions = jnp.where(in_hand, placed, positions)
     return positions, base_spot_ball, in_hand, pin_state, pin_position
 
 
-def play(rules, state: GameState, shot: ShotResult, params):
+def play(ruleset, state: GameState, shot: ShotResult, params):
     """(GameState, Outcome) after a Hungarian shot."""
     p = state.current_player
     cue = state.cue_ball
-    facts = judge.read(rules, params, state.positions, cue, shot)
-    pin_facts = judge.read_pin(rules, state.pin_state == PinState.STANDING, cue, facts, shot)
-    verdict = scoring.hungarian_verdict(rules, facts, pin_facts, state.pure_caroms)
-    end = run_points(rules, state, verdict)
+    facts = judge.read(ruleset, params, state.positions, cue, shot)
+    pin_facts = judge.read_pin(ruleset, state.pin_state == PinState.STANDING, cue, facts, shot)
+    verdict = scoring.hungarian_verdict(ruleset, facts, pin_facts, state.pure_caroms)
+    end = run_points(ruleset, state, verdict)
     turn_passes = ~verdict.scored & ~end.game_over  # rules H-3.4, H-6.1
     next_p = jnp.where(turn_passes, 1 - p, p).astype(jnp.int32)
     positions, base_spot_ball, in_hand, pin_state, pin_position = layout_after(
-        rules, params, state, shot, facts.jumped, pin_facts.fell, facts.wrong_ball
+        ruleset, params, state, shot, facts.jumped, pin_facts.fell, facts.wrong_ball
     )
-    frozen = geometry.frozen_balls(positions, cue, params.ball.radius, rules.frozen_tolerance)
+    frozen = geometry.frozen_balls(positions, cue, params.ball.radius, ruleset.frozen_tolerance)
     pure = facts.carom & ~pin_facts.fell  # rule H-6.3: counted within the run
 
     new_state = replace(
@@ -102,7 +102,7 @@ def play(rules, state: GameState, shot: ShotResult, params):
         base_spot_ball=jnp.where(end.game_over, -1, base_spot_ball).astype(jnp.int32),
         frozen_balls=frozen,
         frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, params.table,
-                                                 rules.frozen_tolerance),
+                                                 ruleset.frozen_tolerance),
         pin_state=pin_state,
         pin_position=pin_position,
         first_carom_pending=jnp.asarray(False),
@@ -112,9 +112,9 @@ def play(rules, state: GameState, shot: ShotResult, params):
     before = state.scores.at[p].add(state.run)  # the board: recorded plus the pending run
     after = end.scores.at[next_p].add(end.run)
     outcome = shot_outcome(
-        rules, facts, verdict, shooter=p, points=after - before, turn_passes=turn_passes,
+        ruleset, facts, verdict, shooter=p, points=after - before, turn_passes=turn_passes,
         game_over=end.game_over, winner=end.winner, draw=False,
-        countdown_value=countdown(rules, board_scores_of(rules, new_state), next_p, end.game_over),
+        countdown_value=countdown(ruleset, board_scores_of(ruleset, new_state), next_p, end.game_over),
         frozen=frozen, positions=positions, final_positions=shot.final_positions,
         ball_in_hand=in_hand & ~end.game_over, pin_down=pin_facts.fell,
     )

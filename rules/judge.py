@@ -47,10 +47,10 @@ class Facts(NamedTuple):
     frozen_cushion_moved: jnp.ndarray
 
 
-def read(rules, params, start_positions, cue, shot) -> Facts:
+def read(ruleset, params, start_positions, cue, shot) -> Facts:
     """The facts of a shot played with ball ``cue`` from ``start_positions`` (3, 2)."""
     n = start_positions.shape[0]
-    tol = rules.time_tolerance
+    tol = ruleset.time_tolerance
     strike = log.strike_ball(shot)
     hit = log.first_contacts(shot, cue, n)
     objects = jnp.arange(n) != cue
@@ -66,13 +66,13 @@ def read(rules, params, start_positions, cue, shot) -> Facts:
     completed = jnp.where(at_once, first, carom_time)
     cushions = log.count_before(shot, log.cushion_hits(shot, cue), completed - tol)
     # open point O-3: touching a frozen ball (or cushion) at once means shooting into it.
-    frozen = geometry.frozen_balls(start_positions, cue, params.ball.radius, rules.frozen_tolerance)
-    ball_moved = jnp.any(frozen & (hit <= rules.push_time))
+    frozen = geometry.frozen_balls(start_positions, cue, params.ball.radius, ruleset.frozen_tolerance)
+    ball_moved = jnp.any(frozen & (hit <= ruleset.push_time))
     frozen_c = geometry.frozen_cushions(
-        start_positions[cue], params.cushion_reach, params.table, rules.frozen_tolerance
+        start_positions[cue], params.cushion_reach, params.table, ruleset.frozen_tolerance
     )
     cushion_first = jnp.stack([log.first_time(shot, log.cushion_hits_on(shot, cue, k)) for k in range(4)])
-    cushion_moved = jnp.any(frozen_c & (cushion_first <= rules.push_time))
+    cushion_moved = jnp.any(frozen_c & (cushion_first <= ruleset.push_time))
     return Facts(
         ok=log.status_ok(shot),
         wrong_ball=(strike >= 0) & (strike != cue),
@@ -104,9 +104,9 @@ class PinFacts(NamedTuple):
     fell_before_target: jnp.ndarray
 
 
-def read_pin(rules, pin_standing, cue, facts: Facts, shot) -> PinFacts:
+def read_pin(ruleset, pin_standing, cue, facts: Facts, shot) -> PinFacts:
     """The pin facts of a Hungarian shot; pin_standing: () bool, before the shot."""
-    tol = rules.time_tolerance
+    tol = ruleset.time_tolerance
     logged, t_down, knocker = log.pin_fall(shot)
     fell = pin_standing & logged
     cue_pin = log.pin_hits(shot, cue)

@@ -36,13 +36,13 @@ def lag_fouls(shot):
     return jnp.stack(fouls)
 
 
-def judge_lag(rules, state: GameState, shot, params):
+def judge_lag(ruleset, state: GameState, shot, params):
     """(GameState, Outcome) after a lag shot."""
     table = params.table
     fouls = lag_fouls(shot)
     collided = jnp.any(log.ball_ball(shot, 0, 1))  # rule C-1.3
     x = shot.final_positions[:, 0]  # distance from the bottom cushion (rule C-1.2)
-    tie = jnp.abs(x[0] - x[1]) <= rules.lag_tie_tolerance
+    tie = jnp.abs(x[0] - x[1]) <= ruleset.lag_tie_tolerance
     one_foul = fouls[0] ^ fouls[1]
     repeat = collided | (fouls[0] & fouls[1]) | (~jnp.any(fouls) & tie)
     winner = jnp.where(one_foul, jnp.where(fouls[0], 1, 0), jnp.where(x[0] < x[1], 0, 1)).astype(jnp.int32)
@@ -52,7 +52,7 @@ def judge_lag(rules, state: GameState, shot, params):
     start = respot.starting_position(table, breaker)
     positions = jnp.where(decided, start, respot.lag_position(table)).astype(state.positions.dtype)
     cue = jnp.where(decided, breaker, 0).astype(jnp.int32)
-    frozen = geometry.frozen_balls(positions, cue, params.ball.radius, rules.frozen_tolerance)
+    frozen = geometry.frozen_balls(positions, cue, params.ball.radius, ruleset.frozen_tolerance)
     new_state = replace(
         state,
         positions=positions,
@@ -66,7 +66,7 @@ def judge_lag(rules, state: GameState, shot, params):
         may_choose_breaker=decided,  # rule C-1.2: the winner chooses who breaks
         may_choose_side=decided,
         frozen_balls=frozen,
-        frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, table, rules.frozen_tolerance),
+        frozen_cushions=geometry.frozen_cushions(positions[cue], params.cushion_reach, table, ruleset.frozen_tolerance),
     )
     reason = jnp.where(repeat, Reason.LAG_REPEAT, jnp.where(one_foul, Reason.LAG_FOUL, Reason.LAG_DECIDED))
     outcome = quiet_outcome(

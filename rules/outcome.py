@@ -75,13 +75,13 @@ def quiet_outcome(reason, shooter, **fields) -> Outcome:
     return Outcome(**values)
 
 
-def countdown(rules, scores, player, game_over):
+def countdown(ruleset, scores, player, game_over):
     """() int32: rule C-14.1: the points the next shooter still needs, if within the countdown."""
-    need = rules.distance - scores[player]
-    return jnp.where(~game_over & (need >= 1) & (need <= rules.countdown_from), need, 0).astype(jnp.int32)
+    need = ruleset.distance - scores[player]
+    return jnp.where(~game_over & (need >= 1) & (need <= ruleset.countdown_from), need, 0).astype(jnp.int32)
 
 
-def shot_outcome(rules, facts, verdict, *, shooter, points, turn_passes, game_over, winner, draw,
+def shot_outcome(ruleset, facts, verdict, *, shooter, points, turn_passes, game_over, winner, draw,
                  countdown_value, frozen, positions, final_positions, ball_in_hand, pin_down,
                  field_call=0, anchor_call=0) -> Outcome:
     """The outcome of a judged shot (both families)."""
@@ -92,7 +92,7 @@ def shot_outcome(rules, facts, verdict, *, shooter, points, turn_passes, game_ov
         shot_value=verdict.shot_value,
         foul=verdict.foul,
         reason=verdict.reason,
-        call=call_of(verdict.reason, rules.is_hungarian),
+        call=call_of(verdict.reason, ruleset.is_hungarian),
         field_call=jnp.where(game_over, 0, field_call).astype(jnp.int32),
         anchor_call=jnp.where(game_over, 0, anchor_call).astype(jnp.int32),
         countdown=countdown_value,

@@ -18,7 +18,7 @@ def in_play(state):
     return jnp.where(standing, state.pin_position, away)
 
 
-def after_shot(rules, params, pin_state, pin_position, fell, lying_position, positions, present):
+def after_shot(ruleset, params, pin_state, pin_position, fell, lying_position, positions, present):
     """The pin's state and position before the next shot: (() int32, (2,) float).
 
     pin_state, pin_position: before the shot. fell: () bool, it was standing and fell.
@@ -26,15 +26,15 @@ def after_shot(rules, params, pin_state, pin_position, fell, lying_position, pos
     shot; present: (3,) bool, the balls on the table (a red in hand is not).
     """
     R = params.ball.radius
-    tol = rules.frozen_tolerance
+    tol = ruleset.frozen_tolerance
     spot = params.table.centre  # rule H-2.1: the pin's spot is the centre spot
     lying = jnp.where(fell, lying_position, pin_position)
     gone_down = fell | (pin_state == PinState.JAMMED)
     # rule H-8.6: a fallen pin that a ball holds down stays where it lies, out of the score.
-    near = jnp.linalg.norm(positions - lying, axis=-1) < R + rules.pin_jam_reach
+    near = jnp.linalg.norm(positions - lying, axis=-1) < R + ruleset.pin_jam_reach
     jammed = gone_down & jnp.any(present & near)
     # rules H-8.5, H-8.7: re-set exactly on its spot, not touching a ball; else off the table.
-    spot_free = ~jnp.any(present & (jnp.linalg.norm(positions - spot, axis=-1) < R + rules.pin_radius + tol))
+    spot_free = ~jnp.any(present & (jnp.linalg.norm(positions - spot, axis=-1) < R + ruleset.pin_radius + tol))
     reset_state = jnp.where(spot_free, PinState.STANDING, PinState.WAITING)
     needs_reset = gone_down | (pin_state == PinState.WAITING)
     # rule H-8.4: a standing pin that was tilted or pushed stays where it is.

@@ -26,10 +26,10 @@ def _three_cushion():
 
 
 @jax.jit
-def _point(game, params, result: ShotResult, start, cue):
-    facts = judge.read(game, params, start, cue, result)
+def _point(ruleset, params, result: ShotResult, start, cue):
+    facts = judge.read(ruleset, params, start, cue, result)
     # docs/rules.md C-13.2: both object balls, three cushions before the second.
-    return facts.carom & (facts.cushions_before_carom >= game.cushions_required), facts.cushions_before_carom
+    return facts.carom & (facts.cushions_before_carom >= ruleset.cushions_required), facts.cushions_before_carom
 
 
 def scores_point(result: ShotResult, start, cue) -> bool:

@@ -28,23 +28,23 @@ from rules.outcome import Outcome, quiet_outcome
 from rules.state import GameState, replace, select
 
 
-def _judged(rules, state: GameState, shot: ShotResult, params):
+def _judged(ruleset, state: GameState, shot: ShotResult, params):
     """(GameState, Outcome) of a shot whose log can be trusted, repairs included."""
     shot, marked = repair.mark_outside(params, shot)  # rules H-7.1, C-9.2 b
-    if rules.is_hungarian:
-        new, outcome = hungarian.play(rules, state, shot, params)
+    if ruleset.is_hungarian:
+        new, outcome = hungarian.play(ruleset, state, shot, params)
     else:
-        new, outcome = carom.play(rules, state, shot, params)
-        if rules.lag:
-            new, outcome = select(state.phase == Phase.LAG, lag.judge_lag(rules, state, shot, params), (new, outcome))
-    new, moved = repair.after_shot(rules, params, replace(new, void_streak=jnp.asarray(0, jnp.int32)), marked)
+        new, outcome = carom.play(ruleset, state, shot, params)
+        if ruleset.lag:
+            new, outcome = select(state.phase == Phase.LAG, lag.judge_lag(ruleset, state, shot, params), (new, outcome))
+    new, moved = repair.after_shot(ruleset, params, replace(new, void_streak=jnp.asarray(0, jnp.int32)), marked)
     return new, replace(outcome, respotted=outcome.respotted | moved)
 
 
-def referee(rules: Rules, state: GameState, shot: ShotResult, params: Params) -> tuple[GameState, Outcome]:
+def referee(ruleset: Rules, state: GameState, shot: ShotResult, params: Params) -> tuple[GameState, Outcome]:
     """Judge one shot: (next GameState, Outcome). See the module docstring."""
-    result = select(log.status_ok(shot), _judged(rules, state, shot, params),
-                    void.void_shot(rules, params, state, shot))
+    result = select(log.status_ok(shot), _judged(ruleset, state, shot, params),
+                    void.void_shot(ruleset, params, state, shot))
     finished = (
         state,
         quiet_outcome(
@@ -56,8 +56,8 @@ def referee(rules: Rules, state: GameState, shot: ShotResult, params: Params) ->
 
 
 @jax.jit
-def referee_batch(rules: Rules, states: GameState, shots: ShotResult, params: Params) -> tuple[GameState, Outcome]:
+def referee_batch(ruleset: Rules, states: GameState, shots: ShotResult, params: Params) -> tuple[GameState, Outcome]:
     """``referee`` over a batch of states and shot results (one leading axis), under one set of
     rules and params; compiled once per batch size and shared by every caller (agents, experiments
     and tests), so that a batch of a size already used costs no new compile."""
-    return jax.vmap(referee, in_axes=(None, 0, 0, None))(rules, states, shots, params)
+    return jax.vmap(referee, in_axes=(None, 0, 0, None))(ruleset, states, shots, params)

@@ -69,18 +69,18 @@ def mark_outside(params, shot):
     return replace(shot, on_table=shot.on_table & ~off), jnp.any(off & ~log.jumped(shot))
 
 
-def _pin_clearance(rules, params):
+def _pin_clearance(ruleset, params):
     """() float: the nearest a ball centre may come to the standing pin's (docs/physics.md section 4)."""
-    return params.ball.radius + jnp.maximum(rules.pin_radius, params.pin.contact_radius)
+    return params.ball.radius + jnp.maximum(ruleset.pin_radius, params.pin.contact_radius)
 
 
-def overlapping(rules, params, positions, pin_position, pin_standing, tol):
+def overlapping(ruleset, params, positions, pin_position, pin_standing, tol):
     """() bool: two balls closer than 2R - tol, or a ball closer than its clearance - tol to the
     standing pin."""
     R = params.ball.radius
     pairs = jnp.stack([jnp.linalg.norm(positions[j] - positions[i]) for i, j in _PAIRS])
     to_pin = jnp.linalg.norm(positions - pin_position, axis=-1)
-    on_pin = pin_standing & jnp.any(to_pin < _pin_clearance(rules, params) - tol)
+    on_pin = pin_standing & jnp.any(to_pin < _pin_clearance(ruleset, params) - tol)
     return jnp.any(pairs < 2 * R - tol) | on_pin
 
 
@@ -112,7 +112,7 @@ def _part_from_pin(positions, b, pin_position, need, lo, hi):
     return positions.at[b].set(jnp.clip(positions[b] + short * u, lo, hi))
 
 
-def part(rules, params, positions, pin_position, pin_standing):
+def part(ruleset, params, positions, pin_position, pin_standing):
     """(3, 2): the balls moved inside the cushions and apart: every pair closer than 2R to
     2R + tol, every ball closer to the standing pin than its clearance to the clearance + tol.
     Deterministic; a few passes part chains of three balls and balls against a cushion."""
@@ -121,7 +121,7 @@ def part(rules, params, positions, pin_position, pin_standing):
     lo, hi = _bounds(params, dtype)
     R = params.ball.radius
     positions = jnp.clip(positions, lo, hi)
-    pin_need = _pin_clearance(rules, params) + tol
+    pin_need = _pin_clearance(ruleset, params) + tol
 
     def one_pass(_, positions):
         for i, j in _PAIRS:
@@ -140,17 +140,17 @@ def layout_ok(params, state: GameState):
     return layout_is_valid(state.positions, params, pin.in_play(state))
 
 
-def starting_layout(rules, params, state: GameState):
+def starting_layout(ruleset, params, state: GameState):
     """((3, 2) positions, () bool red in hand): the discipline's starting layout for the player to
     shoot: C-2.1 with him in the breaker's place (C-1.1 during a lag), or H-2 with the red in
     hand on the cross axis (H-2.2, H-6.4), clear of the pin where it stands."""
     table = params.table
     dtype = state.positions.dtype
-    if rules.is_hungarian:
+    if ruleset.is_hungarian:
         set_up = jnp.stack([table.centre, table.base_spots[0], table.base_spots[1]]).astype(dtype)
         standing = state.pin_state == PinState.STANDING
         placed = respot.place_on_cross_axis(
-            rules, params, set_up, 0, table.cross_axis_spots[0, 1], standing, state.pin_position
+            ruleset, params, set_up, 0, table.cross_axis_spots[0, 1], standing, state.pin_position
         )
         return placed.astype(dtype), jnp.asarray(True)
     start = respot.starting_position(table, state.current_player).astype(dtype)
@@ -158,12 +158,12 @@ def starting_layout(rules, params, state: GameState):
     return jnp.where(state.phase == Phase.LAG, lag, start), jnp.asarray(False)
 
 
-def restart(rules, params, state: GameState) -> GameState:
+def restart(ruleset, params, state: GameState) -> GameState:
     """The state with its balls on the starting layout (see ``starting_layout``)."""
-    positions, in_hand = starting_layout(rules, params, state)
+    positions, in_hand = starting_layout(ruleset, params, state)
     state = replace(state, positions=positions, ball_in_hand=state.ball_in_hand | in_hand,
                     base_spot_ball=jnp.asarray(-1, jnp.int32))
-    return choices.refresh_frozen(rules, state, params)
+    return choices.refresh_frozen(ruleset, state, params)
 
 
 def moved(params, before, after):
@@ -175,31 +175,31 @@ def _counted(state: GameState, repaired) -> GameState:
     return replace(state, repairs=state.repairs + jnp.asarray(repaired, jnp.int32))
 
 
-def after_shot(rules, params, state: GameState, marked) -> tuple[GameState, jnp.ndarray]:
+def after_shot(ruleset, params, state: GameState, marked) -> tuple[GameState, jnp.ndarray]:
     """(state, (3,) bool moved): the judged shot's next state with overlapping balls parted (and
     everything re-laid from the start if they cannot be); ``marked`` (from ``mark_outside``) and
     a parting each count one repair."""
     dtype = state.positions.dtype
     standing = state.pin_state == PinState.STANDING
-    bad = overlapping(rules, params, state.positions, state.pin_position, standing, tolerance(params, dtype))
+    bad = overlapping(ruleset, params, state.positions, state.pin_position, standing, tolerance(params, dtype))
     bad = bad | ~layout_ok(params, state)  # what the physics would refuse to play from
-    parted = replace(state, positions=part(rules, params, state.positions, state.pin_position, standing))
-    parted = choices.refresh_frozen(rules, parted, params)
-    parted = select(layout_ok(params, parted), parted, restart(rules, params, parted))
+    parted = replace(state, positions=part(ruleset, params, state.positions, state.pin_position, standing))
+    parted = choices.refresh_frozen(ruleset, parted, params)
+    parted = select(layout_ok(params, parted), parted, restart(ruleset, params, parted))
     new = select(bad, parted, state)
     parted_balls = moved(params, state.positions, new.positions)
     return _counted(new, jnp.asarray(marked).astype(jnp.int32) + bad.astype(jnp.int32)), parted_balls
 
 
-def relay(rules, params, state: GameState) -> GameState:
+def relay(ruleset, params, state: GameState) -> GameState:
     """A state whose layout the physics refused, re-laid so that the next shot is playable: balls
     moved inside the cushions and parted; a ball far outside (or not finite), or balls that cannot
     be parted, send every ball to the starting layout. Counts one repair."""
     standing = state.pin_state == PinState.STANDING
-    parted = replace(state, positions=part(rules, params, state.positions, state.pin_position, standing))
-    parted = choices.refresh_frozen(rules, parted, params)
+    parted = replace(state, positions=part(ruleset, params, state.positions, state.pin_position, standing))
+    parted = choices.refresh_frozen(ruleset, parted, params)
     fixable = ~jnp.any(outside(params, state.positions)) & layout_ok(params, parted)
-    return _counted(select(fixable, parted, restart(rules, params, state)), 1)
+    return _counted(select(fixable, parted, restart(ruleset, params, state)), 1)
 
 
 __all__ = ["tolerance", "outside", "mark_outside", "overlapping", "part", "layout_ok", "starting_layout",

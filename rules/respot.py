@@ -92,18 +92,18 @@ def hungarian_jumped(positions, jumped, base_spots, clearance):
     return positions, base_spot_ball
 
 
-def place_on_cross_axis(rules, params, positions, cue, wanted_y, pin_standing, pin_position):
+def place_on_cross_axis(ruleset, params, positions, cue, wanted_y, pin_standing, pin_position):
     """(3, 2): the red placed on the cross axis (rule H-6.4) as near ``wanted_y`` as it may go:
     inside the cushions and not touching a ball or the standing pin."""
     table = params.table
     R = params.ball.radius
-    tol = rules.frozen_tolerance
+    tol = ruleset.frozen_tolerance
     n = positions.shape[0]
     others = jnp.arange(n) != cue
     centres = jnp.concatenate([positions, pin_position[None]], axis=0)
     clearances = jnp.concatenate([
         jnp.full((n,), 2 * R + tol),
-        (R + rules.pin_radius + tol)[None],
+        (R + ruleset.pin_radius + tol)[None],
     ]).astype(positions.dtype)
     active = jnp.concatenate([others, jnp.asarray(pin_standing)[None]])
     reach = params.cushion_reach

@@ -50,9 +50,9 @@ def _first_reason(checks, otherwise):
     return jnp.select(conditions, reasons, jnp.asarray(otherwise, jnp.int32)).astype(jnp.int32)
 
 
-def carom_verdict(rules, facts: Facts, first_carom_pending, red, field: ZoneCount, anchor: ZoneCount) -> Verdict:
+def carom_verdict(ruleset, facts: Facts, first_carom_pending, red, field: ZoneCount, anchor: ZoneCount) -> Verdict:
     """Part C: one point per carom (C-3.3) unless a foul or a restriction voids it."""
-    tol = rules.time_tolerance
+    tol = ruleset.time_tolerance
     other_hit = jnp.min(jnp.where(facts.objects & (jnp.arange(facts.hit.shape[0]) != red), facts.hit, jnp.inf))
     red_first = facts.hit[red] + tol < other_hit  # rule C-2.2, simultaneous read against (O-7)
     fouls = [
@@ -60,7 +60,7 @@ def carom_verdict(rules, facts: Facts, first_carom_pending, red, field: ZoneCoun
         (jnp.any(facts.jumped), Reason.JUMPED),  # rules C-9.2 b, C-6.2
         (facts.frozen_ball_moved, Reason.FROZEN_BALL_MOVED),  # rules C-12.7 c, C-13.3 c, O-3
         (~facts.carom, Reason.EMPTY),  # rules C-3.2, C-9.2 a
-        (facts.cushions_before_carom < rules.cushions_required, Reason.TOO_FEW_CUSHIONS),  # C-13.1, C-13.2
+        (facts.cushions_before_carom < ruleset.cushions_required, Reason.TOO_FEW_CUSHIONS),  # C-13.1, C-13.2
     ]
     voids = [
         (first_carom_pending & ~red_first, Reason.FIRST_CAROM_NOT_OFF_RED),  # rule C-2.2
@@ -82,7 +82,7 @@ def pin_carom_value(carom, pin_down):
     ).astype(jnp.int32)
 
 
-def hungarian_verdict(rules, facts: Facts, pin: PinFacts, pure_caroms) -> Verdict:
+def hungarian_verdict(ruleset, facts: Facts, pin: PinFacts, pure_caroms) -> Verdict:
     """Part H: validity (H-4), the value of the shot (H-9.2 to H-9.6), the foul's points (H-9.7,
     H-9.8, H-9.10). The run's fate (H-9.9) is settled by the referee."""
     touched = jnp.isfinite(facts.first_object_time)
@@ -99,14 +99,14 @@ def hungarian_verdict(rules, facts: Facts, pin: PinFacts, pure_caroms) -> Verdic
     value = pin_carom_value(facts.carom, pin.fell)
     # rule H-6.3 / H-9.6: the third pure carom in a row scores nothing (not a foul).
     pure = facts.carom & ~pin.fell
-    pure_limited = ~foul & pure & rules.pure_carom_limit & (pure_caroms >= 2)
+    pure_limited = ~foul & pure & ruleset.pure_carom_limit & (pure_caroms >= 2)
     scored = ~foul & ~pure_limited & (value > 0)
     reason = _first_reason(
         fouls + [(pure_limited, Reason.PURE_CAROM_LIMIT), (scored, Reason.SCORED)],
         Reason.EMPTY,  # rule H-9.5: a target ball hit, no carom, no pin
     )
     # rules H-9.7, H-9.8, H-9.10
-    extra = (rules.scoring_mode == 3) & (~touched | pin.fell_before_target)
+    extra = (ruleset.scoring_mode == 3) & (~touched | pin.fell_before_target)
     foul_points = value + JUMP_PENALTY * jnp.sum(facts.jumped) + jnp.where(extra, MODE3_EXTRA, 0)
     return Verdict(
         reason, foul, scored,

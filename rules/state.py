@@ -132,17 +132,17 @@ def blank_state(positions) -> GameState:
     )
 
 
-def cue_ball_of(rules: Rules, player: ArrayLike) -> jax.Array:
+def cue_ball_of(ruleset: Rules, player: ArrayLike) -> jax.Array:
     """() int32: the cue ball of a player: his own ball (C-3.4), or the red for all (H-3.1)."""
-    if rules.is_hungarian:
+    if ruleset.is_hungarian:
         return jnp.zeros_like(jnp.asarray(player, jnp.int32)) + RED_HUNGARIAN
     return jnp.asarray(player, jnp.int32)
 
 
-def board_scores_of(rules: Rules, state: GameState) -> jax.Array:
+def board_scores_of(ruleset: Rules, state: GameState) -> jax.Array:
     """(2,) int32: the points on the board: recorded scores, plus the Hungarian pending run."""
     scores = jnp.asarray(state.scores)  # host (NumPy) states too
-    if not rules.is_hungarian:
+    if not ruleset.is_hungarian:
         return scores
     return scores.at[state.current_player].add(state.run)
 

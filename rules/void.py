@@ -30,23 +30,23 @@ from rules.state import GameState, board_scores_of, cue_ball_of, replace, select
 VOID_LIMIT = 3  # void shots in a row before the next one is resolved as a miss
 
 
-def _missed(rules, state: GameState):
+def _missed(ruleset, state: GameState):
     """(scores (2,), run, turn_passes, game_over, winner, draw): the end of a shot that scored
     nothing and was no foul (C-8.3, C-8.4, C-9.2; H-9.5)."""
     zero = jnp.asarray(0, jnp.int32)
-    if rules.is_hungarian:
+    if ruleset.is_hungarian:
         miss = Verdict(jnp.asarray(Reason.EMPTY, jnp.int32), jnp.asarray(False), jnp.asarray(False), zero, zero)
-        run_end = hungarian.run_points(rules, state, miss)
+        run_end = hungarian.run_points(ruleset, state, miss)
         return run_end.scores, run_end.run, ~run_end.game_over, run_end.game_over, run_end.winner, jnp.asarray(False)
-    end = carom.game_end(rules, state, zero)
+    end = carom.game_end(ruleset, state, zero)
     return end.scores, zero, end.turn_passes, end.game_over, end.winner, end.draw
 
 
-def resolve(rules, params, state: GameState):
+def resolve(ruleset, params, state: GameState):
     """(GameState, Outcome): the void shot in ``state`` (shot counter already advanced) resolved
     as a miss from the starting layout (see the module docstring)."""
     p = state.current_player
-    scores, run, turn_passes, game_over, winner, draw = _missed(rules, state)
+    scores, run, turn_passes, game_over, winner, draw = _missed(ruleset, state)
     turn_passes = turn_passes & (state.phase == Phase.PLAY)
     game_over = game_over & (state.phase == Phase.PLAY)
     next_p = jnp.where(turn_passes, 1 - p, p).astype(jnp.int32)
@@ -56,27 +56,27 @@ def resolve(rules, params, state: GameState):
         scores=jnp.where(state.phase == Phase.PLAY, scores, state.scores),
         run=jnp.asarray(run, jnp.int32),
         current_player=next_p,
-        cue_ball=jnp.where(state.phase == Phase.PLAY, cue_ball_of(rules, next_p), state.cue_ball).astype(jnp.int32),
+        cue_ball=jnp.where(state.phase == Phase.PLAY, cue_ball_of(ruleset, next_p), state.cue_ball).astype(jnp.int32),
         innings=jnp.where(turn_passes, state.innings.at[1 - p].add(1), state.innings),
         pure_caroms=jnp.asarray(0, jnp.int32),
         field_zone=jnp.asarray(-1, jnp.int32), field_count=jnp.asarray(0, jnp.int32),
         anchor_zone=jnp.asarray(-1, jnp.int32), anchor_count=jnp.asarray(0, jnp.int32),
         ball_in_hand=no,
         may_respot=no,
-        may_choose_side=(state.phase == Phase.PLAY) & ~game_over & (not rules.is_hungarian),  # C-2.1 c
+        may_choose_side=(state.phase == Phase.PLAY) & ~game_over & (not ruleset.is_hungarian),  # C-2.1 c
         game_over=game_over,
         winner=jnp.where(game_over, winner, -1).astype(jnp.int32),
         draw=draw & game_over,
         void_streak=jnp.asarray(0, jnp.int32),
     )
-    if rules.is_hungarian:  # rules H-2.1, H-8.7: the set-up, the pin on its spot
+    if ruleset.is_hungarian:  # rules H-2.1, H-8.7: the set-up, the pin on its spot
         missed = replace(missed, pin_state=jnp.asarray(PinState.STANDING, jnp.int32),
                          pin_position=params.table.centre.astype(state.pin_position.dtype))
-    missed = repair.restart(rules, params, missed)
+    missed = repair.restart(ruleset, params, missed)
     missed = replace(missed, ball_in_hand=missed.ball_in_hand & ~game_over, repairs=state.repairs + 1)
     outcome = quiet_outcome(
         Reason.VOID_LIMIT, p,
-        points=board_scores_of(rules, missed) - board_scores_of(rules, state),
+        points=board_scores_of(ruleset, missed) - board_scores_of(ruleset, state),
         turn_passes=turn_passes, ball_in_hand=missed.ball_in_hand, game_over=game_over,
         winner=missed.winner, draw=missed.draw,
         respotted=repair.moved(params, state.positions, missed.positions),
@@ -84,13 +84,13 @@ def resolve(rules, params, state: GameState):
     return missed, outcome
 
 
-def void_shot(rules, params, state: GameState, shot):
+def void_shot(ruleset, params, state: GameState, shot):
     """(GameState, Outcome) for a shot whose status is not OK (see the module docstring)."""
     refused = ((shot.status & Status.INVALID_LAYOUT) != 0) | ~repair.layout_ok(params, state)
     voided = replace(state, shots=state.shots + 1, void_streak=state.void_streak + 1)
-    voided = select(refused, repair.relay(rules, params, voided), voided)
+    voided = select(refused, repair.relay(ruleset, params, voided), voided)
     outcome = quiet_outcome(Reason.INVALID_SHOT, state.current_player, ball_in_hand=voided.ball_in_hand)
-    return select(voided.void_streak >= VOID_LIMIT, resolve(rules, params, voided), (voided, outcome))
+    return select(voided.void_streak >= VOID_LIMIT, resolve(ruleset, params, voided), (voided, outcome))
 
 
 __all__ = ["VOID_LIMIT", "void_shot", "resolve"]

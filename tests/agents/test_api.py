@@ -20,18 +20,18 @@ from tests.support.agents import SMALL, SMALL_NOISY, assert_playable, layouts, s
 
 def _states(discipline):
     """A random game in play and the discipline's starting position (Hungarian: red in hand)."""
-    game, params = setup(discipline)
+    ruleset, params = setup(discipline)
     drawn = index_tree(layouts(discipline, 1, 3), 0)
-    return game, params, agents.stack_states([drawn, agents.starting_state(game, params)])
+    return ruleset, params, agents.stack_states([drawn, agents.starting_state(ruleset, params)])
 
 
 @pytest.mark.parametrize("discipline", rules.DISCIPLINES)
 def test_every_agent_plays_a_valid_shot_in_every_discipline(discipline):
-    game, params, states = _states(discipline)
+    ruleset, params, states = _states(discipline)
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
     for agent in (RandomAgent(), GeometricAgent(), SearchAgent(SMALL)):
         for i in range(2):
-            shot = agent.plan(game, index_tree(states, i), params, keys[i])
+            shot = agent.plan(ruleset, index_tree(states, i), params, keys[i])
             assert np.shape(shot.V0) == ()
             assert_playable(shot, params)
 
@@ -39,8 +39,8 @@ def test_every_agent_plays_a_valid_shot_in_every_discipline(discipline):
 def test_the_geometric_agent_drives_the_target_ball_into_the_pin_where_it_stands():
     # Red (the cue ball), white and the pin on one line: a full ball along it is the pin line,
     # worth 50 (rule H-9.3); the pin is read from the state, here moved off its spot (H-8.4).
-    game, params = setup("hungarian_1000")
-    base = agents.random_state(game, jax.random.PRNGKey(0), params)
+    ruleset, params = setup("hungarian_1000")
+    base = agents.random_state(ruleset, jax.random.PRNGKey(0), params)
     for angle in (0.0, 30.0, -135.0):
         u = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
         pin = np.array([1.0, 0.5])
@@ -49,27 +49,27 @@ def test_the_geometric_agent_drives_the_target_ball_into_the_pin_where_it_stands
         yellow = np.array([0.2, 0.15]) if angle != -135.0 else np.array([1.9, 0.9])
         state = dataclasses.replace(base, positions=jnp.asarray([red, white, yellow]),
                                     pin_position=jnp.asarray(pin))
-        shot = GeometricAgent().plan(game, state, params, jax.random.PRNGKey(0))
+        shot = GeometricAgent().plan(ruleset, state, params, jax.random.PRNGKey(0))
         assert abs(float(shot.phi) - angle) < 0.5
         assert float(shot.b) < 0  # draw: the cue ball must not follow into the pin (H-4.8)
 
 
 def test_same_key_same_shot_and_the_batch_matches_single_plans():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 12, 11)  # the layouts of tests/agents/test_search.py
     keys = jax.random.split(jax.random.PRNGKey(1), 12)
     for agent in (RandomAgent(), GeometricAgent()):
-        batch = agent.plan_batch(game, states, params, keys)
+        batch = agent.plan_batch(ruleset, states, params, keys)
         for i in range(3):
-            one = agent.plan(game, index_tree(states, i), params, keys[i])
+            one = agent.plan(ruleset, index_tree(states, i), params, keys[i])
             for f in ("V0", "phi", "theta", "a", "b"):  # a batch may round the last bit differently
                 np.testing.assert_allclose(np.asarray(getattr(one, f)), np.asarray(getattr(batch, f))[i],
                                            rtol=1e-12, atol=1e-12)
     state = index_tree(states, 0)
     search = SearchAgent(SMALL)
-    first = search.plan(game, state, params, keys[0])
-    again = search.plan(game, state, params, keys[0])
-    other = search.plan(game, state, params, keys[1])
+    first = search.plan(ruleset, state, params, keys[0])
+    again = search.plan(ruleset, state, params, keys[0])
+    other = search.plan(ruleset, state, params, keys[1])
     for f in ("V0", "phi", "theta", "a", "b"):
         np.testing.assert_array_equal(np.asarray(getattr(first, f)), np.asarray(getattr(again, f)))
     assert any(float(getattr(first, f)) != float(getattr(other, f)) for f in ("V0", "phi", "a", "b"))
@@ -77,11 +77,11 @@ def test_same_key_same_shot_and_the_batch_matches_single_plans():
 
 
 def test_random_agent_draws_from_its_documented_ranges():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     one = layouts("three_cushion", 1, 3)
     states = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (512,) + x.shape[1:]), one)
     keys = jax.random.split(jax.random.PRNGKey(2), 512)
-    shots = RandomAgent().plan_batch(game, states, params, keys)
+    shots = RandomAgent().plan_batch(ruleset, states, params, keys)
     V0, phi, theta, a, b = (np.asarray(getattr(shots, f)) for f in ("V0", "phi", "theta", "a", "b"))
     assert V0.min() >= 0.5 and V0.max() <= 8.0 and V0.max() - V0.min() > 7.0
     assert phi.min() >= -180 and phi.max() <= 180 and np.ptp(phi) > 340
@@ -102,11 +102,11 @@ def test_the_random_agent_is_the_environments_random_player():
     # mapping with the environments' default ranges, is the RandomAgent's strike
     from billiards_env import actions
 
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     env_params = billiards_env.default_params("three_cushion")
     keys = jax.random.split(jax.random.PRNGKey(8), 64)
     states = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (64,) + x.shape[1:]), layouts("three_cushion", 1, 3))
-    mine = RandomAgent().plan_batch(game, states, params, keys)
+    mine = RandomAgent().plan_batch(ruleset, states, params, keys)
     builtin = jax.vmap(lambda k: actions.to_shot(actions.random_action(k), env_params))(keys)
     for f in ("V0", "phi", "theta", "a", "b"):
         np.testing.assert_allclose(np.asarray(getattr(mine, f)), np.asarray(getattr(builtin, f)), atol=1e-12)
@@ -156,13 +156,13 @@ def test_search_settings_are_checked_and_budgets_counted():
 def test_a_batch_of_noisy_searches_is_deterministic_and_keeps_each_state_to_its_own_key():
     # Two states searched together under noise (2 x 16 candidates x 4 noisy plays, then
     # 2 x 2 x 8 x 4: 128 shots a round, the same compiled simulation as the other tests).
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)
     keys = jax.random.split(jax.random.PRNGKey(8), 2)
     search = SearchAgent(SMALL_NOISY)
-    shots = search.plan_batch(game, states, params, keys)
-    again = search.plan_batch(game, states, params, keys)
-    swapped = search.plan_batch(game, jax.tree_util.tree_map(lambda x: x[::-1], states), params, keys[::-1])
+    shots = search.plan_batch(ruleset, states, params, keys)
+    again = search.plan_batch(ruleset, states, params, keys)
+    swapped = search.plan_batch(ruleset, jax.tree_util.tree_map(lambda x: x[::-1], states), params, keys[::-1])
     for f in ("V0", "phi", "theta", "a", "b"):
         np.testing.assert_array_equal(np.asarray(getattr(shots, f)), np.asarray(getattr(again, f)))
         # swapping the states and their keys swaps the shots exactly
@@ -174,11 +174,11 @@ def test_a_batch_of_noisy_searches_is_deterministic_and_keeps_each_state_to_its_
 def test_the_position_term_can_be_switched_on():
     # The next-shot term changes which candidate wins: on the same layouts and keys, some plan
     # differs from the plan without it (were the weight ignored, every plan would be the same).
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 3)
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
-    plain = SearchAgent(SMALL).plan_batch(game, states, params, keys)
-    placed = SearchAgent(SMALL, position_weight=0.5).plan_batch(game, states, params, keys)
+    plain = SearchAgent(SMALL).plan_batch(ruleset, states, params, keys)
+    placed = SearchAgent(SMALL, position_weight=0.5).plan_batch(ruleset, states, params, keys)
     assert_playable(placed, params)
     differs = [not np.array_equal(np.asarray(getattr(plain, f)), np.asarray(getattr(placed, f)))
                for f in ("V0", "phi", "theta", "a", "b")]

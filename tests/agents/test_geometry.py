@@ -139,18 +139,18 @@ def test_obstacles_near_a_leg_decide_as_every_cell_of_the_grid_does(discipline):
     from agents.arena import first_states, row_keys
     from billiards_env import setup
 
-    game, params = setup(discipline)
-    table = geometry.line_table_for(game)
+    ruleset, params = setup(discipline)
+    table = geometry.line_table_for(ruleset)
     grid = geometry.cells_within(max(table.reach, 1))
     every = np.broadcast_to(np.arange(len(grid), dtype=np.int32), (table.n, len(grid)))
     full = dataclasses.replace(table, near1=every, near2=every)
-    states = jax.tree_util.tree_map(jnp.asarray, first_states(game, params, 64, "random", row_keys(5, 0, 64)))
+    states = jax.tree_util.tree_map(jnp.asarray, first_states(ruleset, params, 64, "random", row_keys(5, 0, 64)))
 
     @jax.jit
     def lines(states):
         def one(table, s, check=True):
-            pin = rules.pin.in_play(s) if game.is_hungarian else None
-            return geometry.lines(table, s.positions, s.cue_ball, params, pin, game.pin_radius, check, False,
+            pin = rules.pin.in_play(s) if ruleset.is_hungarian else None
+            return geometry.lines(table, s.positions, s.cue_ball, params, pin, ruleset.pin_radius, check, False,
                                   s.pin_state == rules.PinState.STANDING)
         return jax.vmap(lambda s: (one(table, s), one(full, s), one(table, s, False)))(states)
 

@@ -115,15 +115,15 @@ def test_a_checkpoint_loads_back_to_the_same_actions_and_strikes(trained, saved)
     agent, path = saved
     obs = np.random.default_rng(0).uniform(0.0, 1.0, (BATCH, observation.OBS_SIZE)).astype(np.float32)
     in_memory = np.asarray(play_action(jax.device_get(state.net), jnp.asarray(obs)))
-    game = rules.make_rules(DISCIPLINE)
-    states = agents.random_states(game, jax.random.PRNGKey(3), agent.env_params.physics, BATCH)
+    ruleset = rules.make_rules(DISCIPLINE)
+    states = agents.random_states(ruleset, jax.random.PRNGKey(3), agent.env_params.physics, BATCH)
     keys = jax.random.split(jax.random.PRNGKey(0), BATCH)
-    planned = agent.plan_batch(game, states, agent.env_params.physics, keys)
+    planned = agent.plan_batch(ruleset, states, agent.env_params.physics, keys)
     for p in (path, str(path)[:-4]):  # with or without ".npz"
         loaded = JaxPolicyAgent.load(p)
         assert (loaded.discipline, loaded.env, loaded.info) == (DISCIPLINE, agent.env, {"note": "test"})
         np.testing.assert_array_equal(loaded.act(obs), in_memory)
-        again = loaded.plan_batch(game, states, loaded.env_params.physics, keys)
+        again = loaded.plan_batch(ruleset, states, loaded.env_params.physics, keys)
         for f in ("V0", "phi", "theta", "a", "b"):
             np.testing.assert_array_equal(np.asarray(getattr(again, f)), np.asarray(getattr(planned, f)))
     assert np.ptp(in_memory[:, 0]) > 0  # the trained aim depends on the observation
@@ -200,11 +200,11 @@ def test_the_training_command_writes_the_sb3_paths_files(tmp_path, capsys):
 @pytest.mark.slow  # trains: PPO's compiled update (the environment step inside) is the largest program
 def test_the_planner_traces_so_it_can_be_a_built_in_opponent(saved):
     agent, _ = saved
-    game = rules.make_rules(DISCIPLINE)
+    ruleset = rules.make_rules(DISCIPLINE)
     phys = agent.env_params.physics
-    state = agents.random_state(game, jax.random.PRNGKey(5), phys)
+    state = agents.random_state(ruleset, jax.random.PRNGKey(5), phys)
     key = jax.random.PRNGKey(0)
-    shot = agent.plan(game, state, phys, key)
+    shot = agent.plan(ruleset, state, phys, key)
     policy = agent.as_policy()  # what make_functional(..., "game", opponent) calls inside its jitted step
     traced = jax.jit(lambda s: policy(key, jnp.zeros(observation.OBS_SIZE), agent.env_params, s))(state)
     np.testing.assert_allclose(np.asarray(traced), np.asarray(billiards_env.actions.from_shot(shot, agent.env_params)),

@@ -67,16 +67,16 @@ def trained():
 
 
 @pytest.fixture(scope="module")
-def game():
+def ruleset():
     return rules.make_rules(DISCIPLINE)
 
 
 @pytest.fixture(scope="module")
-def states(trained, game):
+def states(trained, ruleset):
     """BATCH random games in play, the last one the starting position (red in hand)."""
     agent = trained[0]
-    drawn = agents.random_states(game, jax.random.PRNGKey(3), agent.env_params.physics, BATCH)
-    start = agents.starting_state(game, agent.env_params.physics)
+    drawn = agents.random_states(ruleset, jax.random.PRNGKey(3), agent.env_params.physics, BATCH)
+    start = agents.starting_state(ruleset, agent.env_params.physics)
     return jax.tree_util.tree_map(lambda x, s: x.at[-1].set(s), drawn, start)
 
 
@@ -103,7 +103,7 @@ def test_training_logs_only_to_its_own_tracker_and_leaves_no_log_folder(trained,
     assert not (tmp_path / "logs").exists()
 
 
-def test_save_and_load_give_the_same_actions_and_shots(trained, saved, game, states):
+def test_save_and_load_give_the_same_actions_and_shots(trained, saved, ruleset, states):
     agent = trained[0]
     for path in (saved, str(saved)[:-4]):  # with or without ".zip"
         loaded = LearnedAgent.load(path)
@@ -113,7 +113,7 @@ def test_save_and_load_give_the_same_actions_and_shots(trained, saved, game, sta
         np.testing.assert_array_equal(loaded.act(obs), agent.act(obs))
         np.testing.assert_allclose(loaded.act(obs[0]), agent.act(obs)[0], rtol=0, atol=1e-6)  # one vs a batch
         keys = jax.random.split(jax.random.PRNGKey(0), BATCH)
-        a, b = (x.plan_batch(game, states, x.env_params.physics, keys) for x in (agent, loaded))
+        a, b = (x.plan_batch(ruleset, states, x.env_params.physics, keys) for x in (agent, loaded))
         for f in ("V0", "phi", "theta", "a", "b"):
             np.testing.assert_array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f)))
     sidecar = json.loads(open(model_paths(saved)[1]).read())
@@ -167,10 +167,10 @@ def test_missing_or_malformed_files_are_refused(saved, tmp_path):
         LearnedAgent.load(broken)
 
 
-def test_it_plays_legal_shots_from_the_referees_states(trained, game, states):
+def test_it_plays_legal_shots_from_the_referees_states(trained, ruleset, states):
     agent = trained[0]
     phys, env = agent.env_params.physics, agent.env_params
-    shots = agent.plan_batch(game, states, phys, jax.random.split(jax.random.PRNGKey(1), BATCH))
+    shots = agent.plan_batch(ruleset, states, phys, jax.random.split(jax.random.PRNGKey(1), BATCH))
     assert_playable(shots, phys)
     V0, phi, theta = (np.asarray(getattr(shots, f)) for f in ("V0", "phi", "theta"))
     tip = np.hypot(np.asarray(shots.a), np.asarray(shots.b))
@@ -178,10 +178,11 @@ def test_it_plays_legal_shots_from_the_referees_states(trained, game, states):
     assert np.all((-180.0 <= phi) & (phi <= 180.0))
     assert np.all((0.0 <= theta) & (theta <= float(env.theta_max)))
     assert np.all(tip <= float(env.offset_max) + 1e-12)
-    results, _, outcomes, _ = agents.execute(game, states, shots, phys, lanes=BATCH)
+    results, _, outcomes, _ = agents.execute(ruleset, states, shots, phys, lanes=BATCH)
     assert np.all(np.asarray(results.status) == 0)
     assert not np.any(np.asarray(outcomes.reason) == rules.Reason.INVALID_SHOT)
-    assert agent.plan(game, jax.tree_util.tree_map(lambda x: x[0], states), phys, jax.random.PRNGKey(0)).V0.shape == ()
+    first = jax.tree_util.tree_map(lambda x: x[0], states)
+    assert agent.plan(ruleset, first, phys, jax.random.PRNGKey(0)).V0.shape == ()
 
 
 def test_its_observation_is_the_environments(trained):

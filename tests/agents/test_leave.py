@@ -29,32 +29,32 @@ def _constant(value: float):
 
 
 def test_the_features_are_the_same_for_mirrored_layouts_and_read_the_runs_counters():
-    game, params = setup("balkline_47_2")
+    ruleset, params = setup("balkline_47_2")
     centre = np.asarray(params.table.centre)
     layout = np.array([[0.9, 0.4], [1.7, 1.1], [2.3, 0.3]])
-    base = state_features(game, state_from_layout(game, layout, params), params)
+    base = state_features(ruleset, state_from_layout(ruleset, layout, params), params)
     assert base.shape == (FEATURES,)
     for flip in ((-1, 1), (1, -1), (-1, -1)):  # the table's mirror symmetries (docs/physics.md section 7)
         mirrored = centre + (layout - centre) * np.array(flip)
-        np.testing.assert_allclose(state_features(game, state_from_layout(game, mirrored, params), params), base,
+        np.testing.assert_allclose(state_features(ruleset, state_from_layout(ruleset, mirrored, params), params), base,
                                    atol=1e-6)
     np.testing.assert_array_equal(base[12:], 0.0)  # a fresh inning: nothing counted
-    state = replace(state_from_layout(game, layout, params), field_zone=jnp.asarray(3, jnp.int32),
+    state = replace(state_from_layout(ruleset, layout, params), field_zone=jnp.asarray(3, jnp.int32),
                     field_count=jnp.asarray(1, jnp.int32), pure_caroms=jnp.asarray(1, jnp.int32))
-    counted = np.asarray(state_features(game, state, params))
-    limit = int(game.field_limit)  # 47/2: two caroms in a field (C-12.3)
+    counted = np.asarray(state_features(ruleset, state, params))
+    limit = int(ruleset.field_limit)  # 47/2: two caroms in a field (C-12.3)
     np.testing.assert_allclose(counted[12:], [0.5, 1.0, 1.0 / limit, 0.0, 0.0])
     np.testing.assert_array_equal(counted[:12], base[:12])
 
 
 def test_the_search_adds_the_value_of_the_layout_left_when_the_shooter_plays_on():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)
     keys = jax.random.split(jax.random.PRNGKey(3), 2)
     agent = SearchAgent(SMALL_NOISY)
-    shots = agent.propose(game, states, params, keys)
-    plain = np.asarray(play_candidates(game, states, params, shots, keys, 4, SMALL_NOISY))
-    valued = np.asarray(play_candidates(game, states, params, shots, keys, 4, SMALL_NOISY, _constant(2.5)))
+    shots = agent.propose(ruleset, states, params, keys)
+    plain = np.asarray(play_candidates(ruleset, states, params, shots, keys, 4, SMALL_NOISY))
+    valued = np.asarray(play_candidates(ruleset, states, params, shots, keys, 4, SMALL_NOISY, _constant(2.5)))
     scored = plain > 0  # three-cushion: a point keeps the turn (C-9.1), and no game ends at 1 point
     assert 0 < scored.sum() < scored.size
     np.testing.assert_allclose(valued - plain, np.where(scored, 2.5, 0.0), atol=1e-6)

@@ -161,23 +161,23 @@ def test_the_policy_spec_loads_the_disciplines_model_or_says_which_have_one():
 
 @pytest.mark.parametrize("discipline, noise", [("three_cushion", 0.0), ("hungarian_1000", 1.0)])
 def test_the_policy_plays_legal_shots_without_simulating(discipline, noise):
-    game, params = setup(discipline)
+    ruleset, params = setup(discipline)
     states = index_tree(layouts(discipline, 12, 11), slice(0, 4))  # the layouts of tests/agents/test_search.py
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
     agent = PolicyAgent.for_discipline(discipline, noise, MODELS_DIR)
-    shots = agent.plan_batch(game, states, params, keys)
+    shots = agent.plan_batch(ruleset, states, params, keys)
     assert np.shape(shots.V0) == (4,)
     assert_playable(shots, params)
-    again = agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(5), 4))
+    again = agent.plan_batch(ruleset, states, params, jax.random.split(jax.random.PRNGKey(5), 4))
     np.testing.assert_array_equal(np.asarray(shots.phi), np.asarray(again.phi))  # no random draw
     # It plays the candidate its model rates highest (what experiments.success_model's room reads).
-    candidates, best = agent.candidates(game, states, params, keys)
+    candidates, best = agent.candidates(ruleset, states, params, keys)
     assert np.shape(candidates.V0) == (4, 12 * 11 * len(agent.aims) + 12)  # the grid at each aim, and the lines
     top = np.argmax(np.asarray(ratings(agent.net, states, candidates, best, params, None, agent.target,
                                        agent.outcomes, agent.features)), -1)
     np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(candidates.phi)[np.arange(4), top])
     # No loop in the decision: the simulation is an event loop (a while primitive); the plan is not.
-    plan = jax.make_jaxpr(lambda s, k: agent.plan_batch(game, s, params, k))(states, keys)
+    plan = jax.make_jaxpr(lambda s, k: agent.plan_batch(ruleset, s, params, k))(states, keys)
     assert not {"while", "scan"} & _primitives(plan.jaxpr)
 
 
@@ -232,9 +232,9 @@ def test_the_net_points_label_is_the_mean_net_points_over_a_hundred():
 
 
 def test_a_net_points_model_is_rated_without_the_sigmoid():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)  # the guided search's layouts below
-    best = best_lines(game, states, params, 12, rolling=False)
+    best = best_lines(ruleset, states, params, 12, rolling=False)
     grid = line_grid(best, params)
     net = [(jnp.zeros((FEATURES, 1)), jnp.array([0.4]))]  # a constant output of 0.4
     np.testing.assert_allclose(ratings(net, states, grid, best, params, None, "net_points"), 0.4, rtol=1e-6)
@@ -242,9 +242,9 @@ def test_a_net_points_model_is_rated_without_the_sigmoid():
 
 
 def test_an_outcome_class_head_is_rated_by_the_expected_net_points_of_its_classes():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)
-    best = best_lines(game, states, params, 12, rolling=False)
+    best = best_lines(ruleset, states, params, 12, rolling=False)
     grid = line_grid(best, params)
     # class probabilities 1/2, 1/4, 1/4 on -50, 0 and 100 net points: an expectation of 0, though the
     # likeliest class is a foul and the best one a carom with the pin (H-9.4, H-9.7)
@@ -294,10 +294,10 @@ def test_a_class_heads_sidecar_names_its_outcomes_and_the_policy_rates_with_them
         save_model(net, "hungarian_1000", folder, True, noise, target="net_points", outcomes=OUTCOMES)
     agent = PolicyAgent.for_discipline("hungarian_1000", 1.0, folder)
     assert agent.outcomes == tuple(float(v) for v in OUTCOMES) and agent.meta["sizes"][-1] == len(OUTCOMES)
-    game, params = setup("hungarian_1000")
+    ruleset, params = setup("hungarian_1000")
     states = index_tree(layouts("hungarian_1000", 12, 11), slice(0, 4))
-    best = best_lines(game, states, params, 12, True)
-    shots = agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(0), 4))
+    best = best_lines(ruleset, states, params, 12, True)
+    shots = agent.plan_batch(ruleset, states, params, jax.random.split(jax.random.PRNGKey(0), 4))
     rated = np.asarray(ratings(agent.net, states, with_lines(line_grid(best, params), best), best, params, None,
                                "net_points", agent.outcomes))
     chosen = np.asarray(shot_array(shots))
@@ -432,9 +432,9 @@ def test_a_model_of_the_second_inputs_ships_records_them_and_plays_on_them(tmp_p
     assert meta["features"] == 2 and meta["inputs"] == FEATURE_VERSIONS[2] == meta["sizes"][0]
     agent = PolicyAgent(net, "hungarian_1000", meta)
     assert agent.features == 2
-    game, params = setup("hungarian_1000")
+    ruleset, params = setup("hungarian_1000")
     states = index_tree(layouts("hungarian_1000", 12, 11), slice(0, 2))
-    assert_playable(agent.plan_batch(game, states, params, jax.random.split(jax.random.PRNGKey(0), 2)), params)
+    assert_playable(agent.plan_batch(ruleset, states, params, jax.random.split(jax.random.PRNGKey(0), 2)), params)
     with pytest.raises(ValueError, match="the network takes 41 inputs; input version 1 has 28"):
         SuccessAgent(net, grid=True, target="net_points", outcomes=OUTCOMES)
 
@@ -472,11 +472,11 @@ def test_a_model_shipped_with_noise_draws_averages_its_ratings_over_them(tmp_pat
     assert agent.meta["noise_draws"] == 8 and (agent.noise, agent.samples) == (1.0, 8)
     assert agent.budget().endswith("x 8 noise draws")
     assert "noise_draws" not in PolicyAgent.for_discipline("three_cushion", 0.0, folder).meta  # none: not written
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = index_tree(layouts("three_cushion", 12, 11), slice(0, 4))
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
-    shots = agent.plan_batch(game, states, params, keys)
-    candidates, best = agent.candidates(game, states, params, keys)
+    shots = agent.plan_batch(ruleset, states, params, keys)
+    candidates, best = agent.candidates(ruleset, states, params, keys)
     rated = np.asarray(ratings(net, states, candidates, best, params, noise_draws(params, 1.0, 8), features=features))
     np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(candidates.phi)[np.arange(4), rated.argmax(-1)])
     plain = np.asarray(ratings(net, states, candidates, best, params, None, features=features))
@@ -534,28 +534,29 @@ def _guided(explore):
 
 
 def test_the_guided_search_plays_legal_shots_deterministically_per_key():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)
     keys = jax.random.split(jax.random.PRNGKey(8), 2)
     agent = _guided(0.25)
     assert agent.split() == (12, 4)
-    shots = agent.plan_batch(game, states, params, keys)
+    shots = agent.plan_batch(ruleset, states, params, keys)
     assert np.shape(shots.V0) == (2,)
     assert_playable(shots, params)
-    again = agent.plan_batch(game, states, params, keys)
+    again = agent.plan_batch(ruleset, states, params, keys)
     np.testing.assert_array_equal(np.asarray(shot_array(shots)), np.asarray(shot_array(again)))
-    proposed = [np.asarray(shot_array(agent.propose(game, states, params, k))) for k in (keys, keys[::-1])]
+    proposed = [np.asarray(shot_array(agent.propose(ruleset, states, params, k))) for k in (keys, keys[::-1])]
     np.testing.assert_array_equal(proposed[0][:, :12], proposed[1][:, :12])  # the grid part: no random draw
     assert not np.array_equal(proposed[0][:, 12:], proposed[1][:, 12:])  # the exploring part: the key's
 
 
 def test_without_exploration_every_candidate_is_a_grid_strike_the_model_rates_highest():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)
     agent = _guided(0.0)
     assert agent.split() == (16, 0)
-    candidates = np.asarray(shot_array(agent.propose(game, states, params, jax.random.split(jax.random.PRNGKey(1), 2))))
-    best = best_lines(game, states, params, 12, rolling=False)
+    keys = jax.random.split(jax.random.PRNGKey(1), 2)
+    candidates = np.asarray(shot_array(agent.propose(ruleset, states, params, keys)))
+    best = best_lines(ruleset, states, params, 12, rolling=False)
     grid = line_grid(best, params)
     rated = np.asarray(ratings(agent.net, states, grid, best, params, None, features=agent.features))
     strikes = np.asarray(shot_array(grid))  # (2, 132, 5)
@@ -613,13 +614,13 @@ def test_an_aimed_model_ships_its_offsets_and_ranks_the_aimed_grid(tmp_path):
     assert meta["proposal"]["aims"] == list(AIMED)
     agent = PolicyAgent(net, "hungarian_1000", meta)
     assert agent.aims == AIMED and agent.budget() == f"no simulation: {12 * (11 * 5 + 1)} strikes ranked"
-    game, params = setup("hungarian_1000")
+    ruleset, params = setup("hungarian_1000")
     states = index_tree(layouts("hungarian_1000", 12, 11), slice(0, 2))
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
-    candidates, best = agent.candidates(game, states, params, keys)
+    candidates, best = agent.candidates(ruleset, states, params, keys)
     expected = with_lines(aimed(line_grid(best, params), AIMED), best)
     np.testing.assert_array_equal(np.asarray(shot_array(candidates)), np.asarray(shot_array(expected)))
-    assert_playable(agent.plan_batch(game, states, params, keys), params)
+    assert_playable(agent.plan_batch(ruleset, states, params, keys), params)
     npz, sidecar = model_paths("hungarian_1000", models)
     meta["proposal"]["aims"] = [0.5]
     with open(sidecar, "w", encoding="utf-8") as f:

@@ -15,14 +15,14 @@ KEY = jax.random.PRNGKey(4)
 
 @pytest.fixture(scope="module")
 def table():
-    game, params = setup("three_cushion")
-    return game, params, agents.random_state(game, jax.random.PRNGKey(3), params)
+    ruleset, params = setup("three_cushion")
+    return ruleset, params, agents.random_state(ruleset, jax.random.PRNGKey(3), params)
 
 
 @pytest.fixture(scope="module")
 def exact_map(table):
-    game, params, state = table
-    return rb.success_map(game, state, params, KEY, np.linspace(-180, 180, 24, endpoint=False), [2.5, 4.0, 5.5, 7.0],
+    ruleset, params, state = table
+    return rb.success_map(ruleset, state, params, KEY, np.linspace(-180, 180, 24, endpoint=False), [2.5, 4.0, 5.5, 7.0],
                           noise=ExecutionNoise(0.0), trials=1, batch=BATCH)
 
 
@@ -49,14 +49,14 @@ def test_an_exact_map_is_each_cell_played_once(table, exact_map):
 
 def test_noisy_trials_share_their_draws_across_shots(table):
     # trial t of every shot uses the t-th noise draw: the same plays as execute with those keys
-    game, params, state = table
+    ruleset, params, state = table
     shots = physics.Shot(V0=np.array([3.0, 5.0]), phi=np.array([10.0, -100.0]), theta=np.zeros(2), a=np.zeros(2),
                          b=np.array([0.2, -0.1]))
-    played = rb.play_trials(game, state, shots, params, KEY, noise=ExecutionNoise(3.0), trials=5, batch=BATCH)
+    played = rb.play_trials(ruleset, state, shots, params, KEY, noise=ExecutionNoise(3.0), trials=5, batch=BATCH)
     draws = jax.random.split(KEY, 5)
     for k in range(2):
         one = jax.tree_util.tree_map(lambda x, k=k: np.repeat(np.asarray(x)[k:k + 1], 5), shots)
-        scored, points = _direct(game, state, params, one, draws, 3.0)
+        scored, points = _direct(ruleset, state, params, one, draws, 3.0)
         assert played.scored[k] == scored.sum()
         np.testing.assert_array_equal(played.points[k], points)
 
@@ -72,21 +72,21 @@ def test_the_most_robust_cell_is_inside_a_scoring_region():
 
 
 def test_a_tip_map_leaves_out_the_offsets_beyond_the_miscue_limit(table):
-    game, params, state = table
+    ruleset, params, state = table
     limit = float(params.cue.max_offset)
     offsets = np.linspace(-limit, limit, 5)
-    m = rb.offset_map(game, state, params, KEY, 30.0, 3.0, offsets, noise=ExecutionNoise(0.0), trials=1, batch=BATCH)
+    m = rb.offset_map(ruleset, state, params, KEY, 30.0, 3.0, offsets, noise=ExecutionNoise(0.0), trials=1, batch=BATCH)
     a, b = np.meshgrid(offsets, offsets, indexing="ij")
     outside = np.hypot(a, b) > limit
     assert np.all(np.isnan(m.success[outside])) and not np.any(np.isnan(m.success[~outside]))
 
 
 def test_sensitivity_finds_where_a_scoring_shot_stops_scoring(table, exact_map):
-    game, params, state = table
+    ruleset, params, state = table
     i, j = np.argwhere(exact_map.success > 0)[0]
     shot = exact_map.shot(i, j)
     steps, span = 20, 1.0
-    edges = rb.sensitivity(game, state, shot, params, steps=steps, spans={"phi": span}, batch=BATCH)
+    edges = rb.sensitivity(ruleset, state, shot, params, steps=steps, spans={"phi": span}, batch=BATCH)
     down, up = edges["phi"]
     base = float(np.asarray(shot.phi))
     step = span / steps
@@ -98,14 +98,14 @@ def test_sensitivity_finds_where_a_scoring_shot_stops_scoring(table, exact_map):
     n = len(phis)
     shots = physics.Shot(V0=np.full(n, float(np.asarray(shot.V0))), phi=phis, theta=np.zeros(n), a=np.zeros(n),
                          b=np.zeros(n))
-    scored, _ = _direct(game, state, params, shots, jax.random.split(KEY, n), 0.0)
+    scored, _ = _direct(ruleset, state, params, shots, jax.random.split(KEY, n), 0.0)
     assert scored[:len(inside)].all() and not scored[len(inside):].any()
 
 
 def test_a_shot_that_misses_exactly_has_no_margin(table, exact_map):
-    game, params, state = table
+    ruleset, params, state = table
     i, j = np.argwhere(exact_map.success == 0)[0]
-    edges = rb.sensitivity(game, state, exact_map.shot(i, j), params, steps=4, batch=BATCH)
+    edges = rb.sensitivity(ruleset, state, exact_map.shot(i, j), params, steps=4, batch=BATCH)
     assert all(v == (0.0, 0.0) for v in edges.values())
 
 
@@ -113,10 +113,10 @@ def test_a_shot_that_misses_exactly_has_no_margin(table, exact_map):
     (dict(trials=0), "trials must be a positive"), (dict(batch=0), "batch must be a positive"),
 ])
 def test_bad_settings_are_refused(table, kwargs, words):
-    game, params, state = table
+    ruleset, params, state = table
     shots = physics.Shot(V0=np.array([3.0]), phi=np.array([0.0]), theta=np.zeros(1), a=np.zeros(1), b=np.zeros(1))
     with pytest.raises(ValueError, match=words):
-        rb.play_trials(game, state, shots, params, KEY, **kwargs)
+        rb.play_trials(ruleset, state, shots, params, KEY, **kwargs)
 
 
 def test_a_map_over_an_unknown_input_is_refused(table):

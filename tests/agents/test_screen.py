@@ -97,17 +97,17 @@ def test_a_screen_needs_noise_and_at_least_its_candidates_and_counts_in_the_budg
 
 
 def test_the_screen_keeps_the_strikes_that_score_as_aimed_hardest_to_miss_first():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", 2, 7)
     cfg = SearchConfig(candidates=8, seeds=8, trials=4, noise=1.0, refine_parents=0, screen=64)
     agent = SearchAgent(cfg)
-    proposed = agent.propose(game, states, params, jax.random.split(jax.random.PRNGKey(3), 2))
+    proposed = agent.propose(ruleset, states, params, jax.random.split(jax.random.PRNGKey(3), 2))
     assert proposed.V0.shape == (2, 64)
-    kept = screened(game, states, params, proposed, cfg)
+    kept = screened(ruleset, states, params, proposed, cfg)
     exact = dataclasses.replace(cfg, noise=0.0, trials=1, screen=0)
     keys = jnp.zeros((2, 2), jnp.uint32)
-    all_values = np.asarray(play_candidates(game, states, params, proposed, keys, 1, exact))[..., 0]
-    kept_values = np.asarray(play_candidates(game, states, params, kept, keys, 1, exact))[..., 0]
+    all_values = np.asarray(play_candidates(ruleset, states, params, proposed, keys, 1, exact))[..., 0]
+    kept_values = np.asarray(play_candidates(ruleset, states, params, kept, keys, 1, exact))[..., 0]
     for s in range(2):
         scorers = int(np.sum(all_values[s] > 0))
         assert scorers > 0  # these layouts have strikes that score as aimed

@@ -15,21 +15,21 @@ from tests.support.agents import SMALL, layouts, setup, successes
 N_LAYOUTS = 12
 
 
-def _plans(agent, game, states, params, keys):
+def _plans(agent, ruleset, states, params, keys):
     if isinstance(agent, SearchAgent):
-        return agents.stack_states([agent.plan(game, index_tree(states, i), params, keys[i])
+        return agents.stack_states([agent.plan(ruleset, index_tree(states, i), params, keys[i])
                                     for i in range(N_LAYOUTS)])
-    return agent.plan_batch(game, states, params, keys)
+    return agent.plan_batch(ruleset, states, params, keys)
 
 
 def test_search_scores_more_often_than_random_and_geometric_on_three_cushion():
-    game, params = setup("three_cushion")
+    ruleset, params = setup("three_cushion")
     states = layouts("three_cushion", N_LAYOUTS, 11)
     keys = jax.random.split(jax.random.PRNGKey(4), N_LAYOUTS)
     scored = {}
     for agent in (RandomAgent(), GeometricAgent(), SearchAgent(SMALL)):
-        shots = _plans(agent, game, states, params, keys)
-        scored[agent.name] = successes(game, states, shots, params)
+        shots = _plans(agent, ruleset, states, params, keys)
+        scored[agent.name] = successes(ruleset, states, shots, params)
     # With 256 simulated shots per decision the search finds a scoring shot on nearly every
     # layout; uniformly random shots score on about 2 % and geometric lines on about 25 %.
     assert scored["search"] >= 10, scored

@@ -135,8 +135,8 @@ def test_the_evaluation_environment_takes_every_playable_shot_as_an_action():
     import physics
     from billiards_env import actions, default_params
 
-    game, params = setup("one_cushion", distance=7)
-    env, env_params = arena.environment(game, params, "inning", 0.5, 3)
+    ruleset, params = setup("one_cushion", distance=7)
+    env, env_params = arena.environment(ruleset, params, "inning", 0.5, 3)
     assert (env.discipline, env.mode, env.policy) == ("one_cushion", "inning", None)
     assert int(env_params.rules.distance) == 7 and int(env_params.max_steps) == 3
     assert float(env_params.noise) == 0.5 and env_params.physics is params
@@ -243,20 +243,20 @@ def test_seconds_per_decision_are_per_state_planned_not_per_padded_row():
         def __init__(self):
             self.calls = []
 
-        def plan_batch(self, game, states, params, keys):
+        def plan_batch(self, ruleset, states, params, keys):
             self.calls.append(len(states["row"]))
             return physics.Shot(*(np.zeros(len(states["row"])) for _ in range(5)))
 
     agent = Counting()
     player = arena.Player("counting", agent, chunk=8)
-    game = types.SimpleNamespace(family="carom", cushions_required=3)
-    shots = player.decide(game, dict(row=np.arange(3.0)), None, np.zeros((3, 2), np.uint32))
+    ruleset = types.SimpleNamespace(family="carom", cushions_required=3)
+    shots = player.decide(ruleset, dict(row=np.arange(3.0)), None, np.zeros((3, 2), np.uint32))
     assert shots.shape == (3, 5) and agent.calls == [8, 8]  # the compiling call, then the timed one
     timing = player.timing()
     assert player.decisions == 3 and timing["decisions"] == 3
     assert timing["seconds_per_decision"] == player.plan_seconds / 3
     since = player.counters()
-    player.decide(game, dict(row=np.arange(10.0)), None, np.zeros((10, 2), np.uint32))
+    player.decide(ruleset, dict(row=np.arange(10.0)), None, np.zeros((10, 2), np.uint32))
     assert agent.calls == [8, 8, 8, 8] and player.timing(since)["decisions"] == 10
 
 

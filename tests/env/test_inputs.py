@@ -301,7 +301,7 @@ def test_invalid_traced_environment_parameters_void_the_shot(bad):
     after, result = run.step(s, action, KEY, broken)
     assert int(result.status) == (Status.INVALID_PARAMS if bad == "e_c" else 0)
     assert int(result.num_events) == 1  # the strike only: nothing moved
-    assert int(after.outcome.reason) == billiards_env.functional.rules_lib.Reason.INVALID_SHOT
+    assert int(after.outcome.reason) == billiards_env.functional.rules.Reason.INVALID_SHOT
     np.testing.assert_array_equal(np.asarray(after.rewards), [0.0, 0.0])
     np.testing.assert_array_equal(np.asarray(after.game.positions), np.asarray(s.game.positions))
     np.testing.assert_array_equal(np.asarray(after.game.scores), np.asarray(s.game.scores))

@@ -124,15 +124,15 @@ def test_a_shot_longer_than_the_log_runs_to_rest_and_is_not_void():
 ])
 def test_thinned_log_gives_the_referee_the_same_outcome(discipline, family):
     n = 64  # the batch other tests compile the pool for
-    game = rules.make_rules(discipline)
+    ruleset = rules.make_rules(discipline)
     table = "hungarian" if discipline.startswith("hungarian") else "match"
     # the default log holds every event of these shots (the reference); a log of 24 thins them
     small, big = physics.default_params(table, capacity=24), physics.default_params(table)
     pos, shot, pin = soak.family_inputs(family, np.random.default_rng(11), n, big)
-    states = jax.vmap(lambda p: rules.game_from_layout(game, p, big))(jnp.asarray(pos))
+    states = jax.vmap(lambda p: rules.game_from_layout(ruleset, p, big))(jnp.asarray(pos))
     a, b = (physics.simulate_batch(pos, shot, states.cue_ball, p, pin=pin) for p in (small, big))
     assert np.all(np.asarray(b.dropped) == 0) and not np.any(np.asarray(b.overflow))
-    (_, out_a), (_, out_b) = (rules.referee_batch(game, states, r, big) for r in (a, b))
+    (_, out_a), (_, out_b) = (rules.referee_batch(ruleset, states, r, big) for r in (a, b))
     thinned = np.asarray(a.dropped) > 0
     assert thinned.sum() > 0
     kept = ~np.asarray(a.overflow)
@@ -282,9 +282,10 @@ def test_a_cue_ball_rattling_in_a_corner_keeps_its_first_cushions_and_the_shot_c
         assert thinning.CUE_CUSHIONS_KEPT <= cue_cushions(small, k) < cue_cushions(full, k)
     start = jax.jit(jax.vmap(rules.game_from_layout, in_axes=(None, 0, None)))
     for discipline in ("three_cushion", "one_cushion"):
-        game = rules.make_rules(discipline)
-        states = start(game, jnp.asarray(pos), big)
-        (_, a), (_, b) = (rules.referee_batch(game, states, r, big) for r in (small, full))  # one program, both games
+        ruleset = rules.make_rules(discipline)
+        states = start(ruleset, jnp.asarray(pos), big)
+        # one program, both games
+        (_, a), (_, b) = (rules.referee_batch(ruleset, states, r, big) for r in (small, full))
         for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
             np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 

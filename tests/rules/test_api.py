@@ -206,9 +206,9 @@ def test_state_keeps_its_shapes_and_dtypes(discipline):
 def test_game_from_a_random_layout_is_in_play_and_nothing_is_frozen(discipline):
     # O-3: every ball clear of the others and of the cushions; C-3.4 / H-3.1: the shooter's cue
     # ball; H-2.1: the pin standing on the centre spot.
-    game_rules, params = make(discipline)
+    ruleset, params = make(discipline)
     keys = jax.random.split(jax.random.PRNGKey(3), 64)
-    layouts = jax.vmap(lambda k: rules.random_layout(game_rules, k, params))(keys)
+    layouts = jax.vmap(lambda k: rules.random_layout(ruleset, k, params))(keys)
     R, reach = params.ball.radius, params.cushion_reach
     lo = np.asarray(reach)
     hi = np.array([float(params.table.length), float(params.table.width)]) - lo
@@ -218,26 +218,26 @@ def test_game_from_a_random_layout_is_in_play_and_nothing_is_frozen(discipline):
         assert np.all(np.linalg.norm(pos[:, i] - pos[:, j], axis=-1) > 2 * R + 1e-3)
     assert len({tuple(p.ravel()) for p in pos}) == 64
     for player in (0, 1):
-        state = rules.game_from_layout(game_rules, pos[0], params, player)
+        state = rules.game_from_layout(ruleset, pos[0], params, player)
         assert int(state.current_player) == player and int(state.innings[player]) == 1
-        assert int(state.cue_ball) == int(rules.cue_ball_of(game_rules, player))
+        assert int(state.cue_ball) == int(rules.cue_ball_of(ruleset, player))
         assert not bool(state.ball_in_hand) and not bool(state.first_carom_pending)
         assert not np.any(np.asarray(state.frozen_balls)) and not np.any(np.asarray(state.frozen_cushions))
         np.testing.assert_array_equal(np.asarray(state.positions), pos[0])
-    if game_rules.is_hungarian:
+    if ruleset.is_hungarian:
         assert int(state.pin_state) == int(rules.PinState.STANDING)
         np.testing.assert_allclose(np.asarray(state.pin_position), np.asarray(params.table.centre))
         to_pin = np.linalg.norm(pos - np.asarray(params.table.centre), axis=-1)
-        assert np.all(to_pin > R + float(game_rules.pin_radius))
+        assert np.all(to_pin > R + float(ruleset.pin_radius))
     else:
         assert int(state.pin_state) == int(rules.PinState.NO_PIN)
 
 
 def test_game_from_a_frozen_layout_flags_it_and_offers_the_respot():
     # O-3 frozen balls; C-13.3 a: three-cushion offers the re-spot when the cue ball is frozen.
-    game_rules, params = make("three_cushion")
+    ruleset, params = make("three_cushion")
     d = 2 * params.ball.radius
     pos = np.array([[1.0, 0.7], [1.0 + d, 0.7], [2.0, 0.3]])
-    state = rules.game_from_layout(game_rules, pos, params, 0)
+    state = rules.game_from_layout(ruleset, pos, params, 0)
     assert np.asarray(state.frozen_balls).tolist() == [False, True, False]
     assert bool(state.may_respot)

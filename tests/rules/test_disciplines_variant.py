@@ -111,8 +111,8 @@ def test_the_table_chooses_the_physics_table_and_the_pin():
         table = params.physics.table
         assert table.kind == "hungarian" and (float(table.length), float(table.width)) == (2.10, 1.05)
         assert billiards_env.make_functional(discipline).config.pin is pin
-        game, phys = billiards_env.setup(discipline)
-        assert phys.table.kind == "hungarian" and discipline in rules.disciplines.matching(game)
+        ruleset, phys = billiards_env.setup(discipline)
+        assert phys.table.kind == "hungarian" and discipline in rules.disciplines.matching(ruleset)
     assert billiards_env.make_functional("hungarian_1000").config.pin is True
     assert billiards_env.make_functional("three_cushion").config.pin is False
 

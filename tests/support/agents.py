@@ -31,8 +31,8 @@ def setup(discipline: str):
 @functools.lru_cache(maxsize=None)
 def layouts(discipline: str, n: int, seed: int):
     """n random games in play (player 0 to shoot)."""
-    game, params = setup(discipline)
-    return agents.random_states(game, jax.random.PRNGKey(seed), params, n)
+    ruleset, params = setup(discipline)
+    return agents.random_states(ruleset, jax.random.PRNGKey(seed), params, n)
 
 
 def assert_playable(shot, params):
