@@ -497,8 +497,10 @@ def main(argv=None) -> dict:
         parser.error(f"--strike-spread must be positive, got {args.strike_spread}")
     if args.held_searches < 1:
         parser.error(f"--held-searches must be at least 1, got {args.held_searches}")
-    # The chunk pads the simulated lanes (0 divides by zero); a generation scores its candidates on the subset.
-    for flag, value in (("--chunk", args.chunk), ("--candidates", args.candidates), ("--subset", args.subset)):
+    # The chunk pads the simulated lanes (0 divides by zero); a generation scores its candidates on the subset;
+    # a fold fits its parameters in at least one generation.
+    for flag, value in (("--chunk", args.chunk), ("--candidates", args.candidates), ("--subset", args.subset),
+                        ("--generations", args.generations)):
         if value < 1:
             parser.error(f"{flag} must be at least 1, got {value}")
     try:

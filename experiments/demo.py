@@ -108,8 +108,8 @@ def main(argv=None):
     ap.add_argument("--out", default="results/demo", help="results folder")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
-    if args.innings < 1 or args.layouts < 0 or args.top < 1 or args.noise < 0:
-        ap.error("--innings and --top must be at least 1, --layouts and --noise at least 0")
+    if args.innings < 1 or args.layouts < 0 or args.top < 1 or args.noise < 0 or args.max_shots < 1:
+        ap.error("--innings, --top and --max-shots must be at least 1, --layouts and --noise at least 0")
     t0 = time.perf_counter()
     os.makedirs(args.out, exist_ok=True)
     specs = agent_specs(not args.no_learned)

@@ -219,13 +219,17 @@ def build_parser():
 
 def main(argv=None):
     begin()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.trials < 2 or args.trials % 2:
         raise SystemExit(f"--trials must be even and at least 2 (the double estimator), got {args.trials}")
     if not 1 <= args.top <= args.candidates:
         raise SystemExit(f"--top must be in [1, --candidates], got {args.top}")
     if args.noise <= 0:
         raise SystemExit("--noise must be > 0: the value is learned from noisy plays")
+    if args.states < 1 or args.iterations < 1 or args.candidates < 1:
+        parser.error(f"--states, --iterations and --candidates must be at least 1, got {args.states}, "
+                     f"{args.iterations} and {args.candidates}")
     progress = not args.no_progress
     ruleset, params = setup(args.discipline)
     if args.screen and args.screen < args.candidates:

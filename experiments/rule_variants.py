@@ -220,8 +220,8 @@ def main(argv=None):
                     carom_distance=pick(args.carom_distance, 10, 3),
                     hungarian_distance=pick(args.hungarian_distance, 300, 100),
                     max_shots=pick(args.max_shots, 20, 6), max_game_shots=pick(args.max_game_shots, 600, 60))
-    if settings["innings"] < 1 or settings["games"] < 0:
-        parser.error("--innings must be >= 1 and --games >= 0")
+    if settings["innings"] < 1 or settings["games"] < 0 or settings["max_shots"] < 1 or settings["max_game_shots"] < 1:
+        parser.error("--innings, --max-shots and --max-game-shots must be >= 1 and --games >= 0")
     t0 = time.perf_counter()
     try:
         result = run(args.groups, agents, noise=args.noise, batch=args.batch, search_shots=args.search_shots,

@@ -10,7 +10,8 @@ import types
 
 import pytest
 
-from experiments import bench_env, bench_physics, bench_ppo, calibrate, reconstruct, success_model, train
+from experiments import (bench_env, bench_physics, bench_ppo, calibrate, demo, leave_value, pin_map, reconstruct,
+                         rule_variants, success_model, train)
 
 
 class FakeEvaluation:
@@ -93,6 +94,11 @@ def test_train_takes_eval_every_0_and_refuses_what_divides_by_zero(capsys):
     (calibrate.main, ["--chunk", "0"], "--chunk must be at least 1, got 0"),
     (calibrate.main, ["--subset", "0"], "--subset must be at least 1, got 0"),
     (calibrate.main, ["--candidates", "0"], "--candidates must be at least 1, got 0"),
+    (calibrate.main, ["--generations", "0"], "--generations must be at least 1, got 0"),
+    (leave_value.main, ["--states", "0"], "--states, --iterations and --candidates must be at least 1, got 0, 12"),
+    (pin_map.main, ["--speeds", "1"], "--speeds and --offsets must be at least 2 (a sweep's two ends), got 1 and 41"),
+    (demo.main, ["--max-shots", "0"], "--innings, --top and --max-shots must be at least 1"),
+    (rule_variants.main, ["--max-shots", "0"], "--innings, --max-shots and --max-game-shots must be >= 1"),
 ])
 def test_commands_refuse_counts_that_divide_by_zero(main, argv, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_:
