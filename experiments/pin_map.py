@@ -48,7 +48,8 @@ def main(argv=None):
     ap.add_argument("--offsets", type=int, default=41, help="offsets in the sweep")
     args = ap.parse_args(argv)
     if args.speeds < 2 or args.offsets < 2:
-        ap.error(f"--speeds and --offsets must be at least 2 (a sweep's two ends), got {args.speeds} and {args.offsets}")
+        ap.error(f"--speeds and --offsets must be at least 2 (a sweep's two ends), got {args.speeds} and "
+                 f"{args.offsets}")
     os.makedirs(args.out, exist_ok=True)
     params = physics.default_params("hungarian")
     speeds = np.linspace(0.01, 0.3, args.speeds)
