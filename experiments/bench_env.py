@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 import billiards_env
-from experiments.common import begin
+from experiments.common import begin, need
 from physics.simulate import DEFAULT_LANES
 
 
@@ -104,6 +104,9 @@ def main(argv=None):
     parser.add_argument("--ppo-steps", type=int, default=8192, help="PPO timesteps timed per discipline (0: skip)")
     parser.add_argument("--ppo-envs", type=int, default=256, help="environments of the PPO adapter")
     args = parser.parse_args(argv)
+    if args.ppo_steps > 0:  # before any timing: the PPO rows need Stable-Baselines3 and torch (the rl extra)
+        for module in ("torch", "stable_baselines3"):
+            need(module, what="experiments.bench_env's PPO timing (--ppo-steps 0 leaves it out)")
     # Each is a divisor of a rate (steps, environments) or a batch shape: 0 would divide by zero.
     for flag, values in (("--envs", args.envs), ("--steps", [args.steps]), ("--lanes", [args.lanes]),
                          ("--ppo-envs", [args.ppo_envs])):

@@ -16,9 +16,11 @@ import jax
 import numpy as np
 
 import billiards_env
-from agents.jax_ppo import ENV_STEPS, PPO, PPOConfig
-from billiards_env.runner import Runner
-from experiments.common import begin, machine_info
+from experiments.common import begin, machine_info, need
+
+need("optax", what="experiments.bench_ppo")  # agents.jax_ppo imports it
+from agents.jax_ppo import ENV_STEPS, PPO, PPOConfig  # noqa: E402
+from billiards_env.runner import Runner  # noqa: E402
 
 
 def timed(fn, repeats: int):

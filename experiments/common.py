@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import os
 import platform
 import sys
@@ -26,6 +27,25 @@ def begin() -> None:
     """A command's first step (before its arguments are read): JAX's persistent compilation cache
     on (``physics.use_compilation_cache``)."""
     physics.use_compilation_cache()
+
+
+# The optional packages the commands import, and the extra of pyproject.toml that installs each
+# (``pip install -e ".[all]"`` installs them all).
+EXTRAS = {"optax": "jax", "gymnax": "jax", "stable_baselines3": "rl", "torch": "rl", "pettingzoo": "rl"}
+
+
+def need(module: str, extra: str | None = None, what: str = "this command"):
+    """The optional package ``module`` imported (a dotted name imports that submodule); if it is not
+    installed, SystemExit with a message naming the package and the extra that installs it
+    (``extra``, by default the one ``EXTRAS`` names), instead of a traceback."""
+    extra = extra or EXTRAS.get(module.split(".")[0], "all")
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        missing = getattr(error, "name", None) or module
+        raise SystemExit(f"{what} needs {missing}, which is not installed here ({error}): install every "
+                         f'command\'s dependencies with pip install -e ".[all]" (or the {extra!r} extra '
+                         f'alone: pip install -e ".[{extra}]")') from None
 
 
 # --- arguments ---------------------------------------------------------------------------------

@@ -68,7 +68,6 @@ import time
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from tqdm.auto import tqdm
 
 from agents import (
@@ -86,8 +85,11 @@ from agents.success import (
 )
 from agents.stats import mean_ci, wilson
 from billiards_env import setup
-from experiments.common import NOISE_HELP, begin, machine_info, noise_arg
+from experiments.common import NOISE_HELP, begin, machine_info, need, noise_arg
 from physics.execution import shot_array, shot_from_array
+
+# the networks train with optax (the jax extra); experiments.leave_value imports fit from here
+optax = need("optax", what="experiments.success_model and experiments.leave_value")
 
 CHUNK = 64  # layouts simulated per call (one compiled simulation)
 SEEDS = 12  # geometric lines perturbed by the proposal
