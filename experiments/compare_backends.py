@@ -34,7 +34,7 @@ def read_run(folder: str) -> dict:
         with open(summary_path) as f:
             summary = json.load(f)
     backend = summary.get("backend", "sb3")  # summaries from before the jax backend are SB3's
-    rate = summary.get("timings", {}).get("training_steps_per_s")
+    rate = summary.get("timings", {}).get("wall_shots_per_s")  # the training loop's, evaluations included
     label = f"{summary.get('algorithm', 'ppo').upper()} ({backend})" + (f", {rate:,.0f} shots/s" if rate else "")
     columns = {k: np.array([float(r[k]) for r in rows]) for k in ("seconds", "timesteps", "success_rate",
                                                                   "mean_reward")}

@@ -47,11 +47,45 @@ the official points and the shots that scored.
 Writes under ``--out`` (default ``results/train/<discipline>_<algo>``, ``..._jax`` for the jax
 backend): the model ``<discipline>_<algo>.zip`` (jax: ``<discipline>_<algo>_jax.npz``) and its
 sidecar ``.json`` (``agents.LearnedAgent.load``, ``agents.JaxPolicyAgent.load``), the learning
-curve ``curve.csv`` and ``curve.png``, and ``summary.json`` (settings, timings, the final success
-rates with their intervals, the machine). ``--export PATH`` saves the model there too. The policy
-saved is, by default (``--keep best``), the one with the best periodic evaluation (its mean
-official reward: the deterministic policy's success moves by a few points from one update to the
-next); the final comparison is on other, fresh layouts, so it is not biased by that choice.
+curve ``curve.csv`` and ``curve.png`` (rewritten at every periodic evaluation), and
+``summary.json``. ``--export PATH`` saves the model there too. The policy saved is, by default
+(``--keep best``), the one with the best periodic evaluation (its mean official reward: the
+deterministic policy's success moves by a few points from one update to the next); the final
+comparison is on other, fresh layouts, so it is not biased by that choice.
+
+``curve.csv``, a row per periodic evaluation: ``timesteps`` (training shots so far), ``seconds``
+(wall time since the command started), ``train_reward`` (mean official reward of the training
+rollouts since the last row; empty before the first), ``layouts``, ``successes``, ``success_rate``
+with its 95 % Wilson interval ``ci_low``, ``ci_high``, ``mean_reward`` (official) with its 95 %
+interval ``reward_ci_low``, ``reward_ci_high``, ``foul_rate``, and the random player's level on the
+same layouts (played once per run, before training): ``random_success_rate``,
+``random_mean_reward``. ``curve.png`` draws them, the random player as a grey line.
+
+``summary.json``:
+
+* ``discipline``, ``algorithm``, ``backend``; ``timesteps`` (training shots played),
+  ``selected_timesteps`` (those of the policy saved, ``--keep``).
+* ``final``: ``trained`` and ``random``, each the final comparison's row (the columns of
+  ``curve.csv`` from ``layouts`` to ``foul_rate``), ``layouts``, ``trained_beats_random`` (the trained success
+  rate's interval above the random player's).
+* ``periodic_evaluation``: ``layouts``, ``last`` (the last row of ``curve.csv``), ``random`` (the
+  random player's row on those layouts).
+* ``timings``, in seconds unless named per second: ``setup_s`` (environments, the random
+  player's evaluation, the policy's initialisation, before the first training step), ``train_s``
+  (the training loop: compilation, training steps and the periodic evaluations),
+  ``train_evaluation_s`` (the periodic evaluations within it), ``final_evaluation_s``,
+  ``total_s`` (the whole command); ``wall_shots_per_s``: training shots per second of the training
+  loop's wall clock (``timesteps / train_s``), its compilation and periodic evaluations included,
+  so far below the rate of the steps themselves in a short run; jax backend only:
+  ``first_update_s`` (the first update, which compiles) and ``compiled_shots_per_s``: training
+  shots per second of the updates after the first, compilation and evaluations excluded (the
+  rate a long run approaches).
+* ``settings`` (every option), ``env`` (the environment's settings written into the sidecar),
+  ``reward`` (in words), ``files`` (``model``, ``sidecar``, ``exported``, ``model_bytes``),
+  ``machine`` (platform, CPUs and load, library versions).
+
+The jax backend needs optax, the sb3 backend Stable-Baselines3 and torch: ``pip install -e
+".[all]"`` installs both (the command stops with that line when one is missing).
 
     python -m experiments.train --discipline three_cushion --algo ppo --timesteps 500000
     python -m experiments.train --backend sb3 --discipline three_cushion --timesteps 500000
@@ -75,7 +109,7 @@ from agents import ExecutionNoise, RandomAgent, execute, net_points, random_stat
 from agents.learned import LearnedAgent
 from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
 from agents.stats import mean_ci, wilson
-from experiments.common import NOISE_HELP, begin, machine_info, noise_arg, write_csv
+from experiments.common import NOISE_HELP, begin, machine_info, need, noise_arg, write_csv
 from physics.simulate import DEFAULT_LANES
 
 BACKENDS = ("jax", "sb3")
@@ -190,10 +224,13 @@ class Tracker:
     of ``curve.csv`` each), the running official training reward, the best policy so far and the
     wall-time limit."""
 
-    def __init__(self, args, evaluation: Evaluation, start_time: float):
+    def __init__(self, args, evaluation: Evaluation, start_time: float, title: str = ""):
         self.args = args
         self.evaluation = evaluation
         self.start_time = start_time
+        self.title = title
+        # the random player on the same layouts, once per run: the level each row is compared with
+        self.random = evaluation.run(RandomAgent())
         self.rows: list = []
         self.recent: list = []  # official training rewards since the last evaluation
         self.eval_seconds = 0.0
@@ -212,7 +249,8 @@ class Tracker:
         self.eval_seconds += time.perf_counter() - t0
         train = float(np.mean(self.recent)) if self.recent else None  # none before the first rollout
         row = dict(timesteps=int(timesteps), seconds=round(time.perf_counter() - self.start_time, 1),
-                   train_reward=train, **row)
+                   train_reward=train, **row, random_success_rate=self.random["success_rate"],
+                   random_mean_reward=self.random["mean_reward"])
         self.rows.append(row)
         if self.best is None or row["mean_reward"] > self.best[0]:
             self.best = (row["mean_reward"], row["timesteps"], snapshot())
@@ -223,9 +261,14 @@ class Tracker:
                    f" = {row['success_rate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}], "
                    f"mean reward {row['mean_reward']:.3f}, fouls {row['foul_rate']:.3f}, "
                    "training reward " + ("- (no rollout yet)" if train is None else f"{train:.3f}"))
-        write_csv(os.path.join(self.args.out, "curve.csv"), self.rows)
+        self.write()
         while self.args.eval_every > 0 and self.next_eval <= timesteps:  # 0: no periodic evaluation to schedule
             self.next_eval += self.args.eval_every
+
+    def write(self) -> None:
+        """``curve.csv`` and ``curve.png`` of the rows so far, the random player's level beside them."""
+        write_csv(os.path.join(self.args.out, "curve.csv"), self.rows)
+        plot_curve(os.path.join(self.args.out, "curve.png"), self.rows, self.random, self.title)
 
     def progress(self, timesteps: int) -> bool:
         """Move the bar to ``timesteps``; False once the wall-time limit has passed."""
@@ -288,7 +331,7 @@ def plot_curve(path, rows, random_row, title):
     ax.plot(t, [r["success_rate"] for r in rows], "o-", color="#c0504d", ms=3, label="trained policy (deterministic)")
     ax.fill_between(t, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], color="#c0504d", alpha=0.2)
     if random_row is not None:
-        ax.axhline(random_row["success_rate"], color="#7f7f7f", label="random player")
+        ax.axhline(random_row["success_rate"], color="#7f7f7f", label="random player (same layouts)")
         ax.axhspan(random_row["ci_low"], random_row["ci_high"], color="#7f7f7f", alpha=0.2)
     ax.set_xlabel("training timesteps (shots)")
     ax.set_ylabel("success rate (95 % Wilson interval)")
@@ -300,7 +343,7 @@ def plot_curve(path, rows, random_row, title):
     train = [np.nan if r["train_reward"] is None else r["train_reward"] for r in rows]
     ax.plot(t, train, ".-", color="#9bbb59", ms=3, label="training rollouts (official points)")
     if random_row is not None:
-        ax.axhline(random_row["mean_reward"], color="#7f7f7f", label="random player")
+        ax.axhline(random_row["mean_reward"], color="#7f7f7f", label="random player (same layouts)")
     ax.set_xlabel("training timesteps (shots)")
     ax.set_ylabel("mean reward per shot")
     ax.legend(fontsize=8)
@@ -421,7 +464,7 @@ def train_sb3(args, env_settings: dict, start_time: float) -> Trained:
     def agent_of(m, info=None):
         return LearnedAgent(m, args.discipline, args.algo, env_settings, info)
 
-    tracker = Tracker(args, make_evaluation(args, venv.params, args.eval_layouts, 1), start_time)
+    tracker = Tracker(args, make_evaluation(args, venv.params, args.eval_layouts, 1), start_time, curve_title(args))
     callback = make_callback(args, tracker, agent_of)
     setup_seconds = time.perf_counter() - start_time
     train_start = time.perf_counter()
@@ -457,7 +500,8 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     shots = args.n_envs * args.n_steps
     updates = max(1, -(-args.timesteps // shots))
     ppo = PPO(env, ppo_config(args, updates))
-    tracker = Tracker(args, make_evaluation(args, ppo.env_params, args.eval_layouts, 1), start_time)
+    tracker = Tracker(args, make_evaluation(args, ppo.env_params, args.eval_layouts, 1), start_time,
+                      curve_title(args))
     state = ppo.init(args.seed)
     setup_seconds = time.perf_counter() - start_time
     train_start = time.perf_counter()
@@ -494,7 +538,21 @@ def update_timings(seconds: list, shots: int) -> dict:
     """The first update's time (it compiles) and the shots per second of the others."""
     rest = sum(seconds[1:])
     return dict(first_update_s=round(seconds[0], 1) if seconds else None,
-                steady_steps_per_s=round(shots * (len(seconds) - 1) / rest, 1) if rest > 0 else None)
+                compiled_shots_per_s=round(shots * (len(seconds) - 1) / rest, 1) if rest > 0 else None)
+
+
+def curve_title(args) -> str:
+    return f"{args.discipline}, {args.algo.upper()}" + (" (JAX)" if args.backend == "jax" else " (SB3)")
+
+
+# The optional packages each backend imports (pyproject's extras: jax, rl; "all" has both).
+BACKEND_PACKAGES = {"jax": ("optax",), "sb3": ("torch", "stable_baselines3")}
+
+
+def check_backend(args) -> None:
+    """Stop with the install line when a package the backend needs is missing, before any work."""
+    for module in BACKEND_PACKAGES[args.backend]:
+        need(module, what=f"experiments.train --backend {args.backend}")
 
 
 def make_evaluation(args, env_params, layouts: int, which: int) -> Evaluation:
@@ -518,6 +576,7 @@ def start_distributed(args) -> None:
 def main(argv=None):
     begin()
     args = parse_args(argv)
+    check_backend(args)
     start_distributed(args)
     os.makedirs(args.out, exist_ok=True)
     start_time = time.perf_counter()
@@ -537,13 +596,13 @@ def main(argv=None):
     final = final_eval.run(trained.load(model_path))
     random_final = final_eval.run(RandomAgent())
     final_seconds = time.perf_counter() - t0
-    random_curve = tracker.evaluation.run(RandomAgent())
+    random_curve = tracker.random
     for label, row in (("trained", final), ("random", random_final)):
         print(f"  {label:8s} success {row['successes']}/{row['layouts']} = {row['success_rate']:.4f} "
               f"[{row['ci_low']:.4f}, {row['ci_high']:.4f}], mean reward {row['mean_reward']:.3f} "
               f"[{row['reward_ci_low']:.3f}, {row['reward_ci_high']:.3f}], fouls {row['foul_rate']:.3f}")
 
-    training_steps_per_s = trained.timesteps / max(1e-9, trained.train_seconds - tracker.eval_seconds)
+    wall_shots_per_s = trained.timesteps / max(1e-9, trained.train_seconds)
     summary = dict(
         discipline=args.discipline, algorithm=args.algo, backend=args.backend, timesteps=trained.timesteps,
         selected_timesteps=trained.selected,
@@ -552,7 +611,7 @@ def main(argv=None):
         periodic_evaluation=dict(layouts=args.eval_layouts, last=rows[-1] if rows else None, random=random_curve),
         timings=dict(setup_s=round(trained.setup_seconds, 1), train_s=round(trained.train_seconds, 1),
                      train_evaluation_s=round(tracker.eval_seconds, 1), final_evaluation_s=round(final_seconds, 1),
-                     training_steps_per_s=round(training_steps_per_s, 1), **trained.extra_timings,
+                     wall_shots_per_s=round(wall_shots_per_s, 1), **trained.extra_timings,
                      total_s=round(time.perf_counter() - start_time, 1)),
         settings=settings, env=env_settings,
         reward="official points of the shot for the shooter" + (" minus the points handed to the opponent"
@@ -565,9 +624,7 @@ def main(argv=None):
     )
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, default=float)
-    write_csv(os.path.join(args.out, "curve.csv"), rows)
-    title = f"{args.discipline}, {args.algo.upper()}" + (" (JAX)" if args.backend == "jax" else " (SB3)")
-    plot_curve(os.path.join(args.out, "curve.png"), rows, random_curve, title)
+    tracker.write()
     print(f"wrote {args.out}/ ({model_path}, curve.csv, curve.png, summary.json) "
           f"in {summary['timings']['total_s']:.0f} s")
     return summary

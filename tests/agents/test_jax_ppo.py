@@ -8,6 +8,7 @@ compiled once for the file.
 """
 from __future__ import annotations
 
+import csv
 import json
 
 import jax
@@ -186,7 +187,8 @@ def test_the_training_command_writes_the_sb3_paths_files(tmp_path, capsys):
     assert (tmp_path / "backends.png").is_file()
     for key in ("final", "periodic_evaluation", "timings", "settings", "env", "files", "machine"):
         assert key in summary
-    assert summary["final"]["layouts"] == 32 and summary["timings"]["training_steps_per_s"] > 0
+    assert summary["final"]["layouts"] == 32 and summary["timings"]["wall_shots_per_s"] > 0
+    assert summary["timings"]["compiled_shots_per_s"] > 0 and summary["timings"]["first_update_s"] > 0
     for name in ("curve.png", "summary.json", f"{DISCIPLINE}_ppo_jax.npz", f"{DISCIPLINE}_ppo_jax.json"):
         assert (out / name).is_file(), name
     agent = JaxPolicyAgent.load(out / f"{DISCIPLINE}_ppo_jax")
@@ -194,6 +196,10 @@ def test_the_training_command_writes_the_sb3_paths_files(tmp_path, capsys):
     # the curve's first line (before any rollout) has no training reward yet, said so, not "nan"
     first = (out / "curve.csv").read_text().splitlines()[1]
     assert "nan" not in first.lower()
+    # the random player's level on the periodic layouts, a column of every row (played once per run)
+    with open(out / "curve.csv", newline="") as f:
+        random_levels = {float(row["random_mean_reward"]) for row in csv.DictReader(f)}
+    assert random_levels == {summary["periodic_evaluation"]["random"]["mean_reward"]}
     assert "training reward - (no rollout yet)" in capsys.readouterr().out
 
 

@@ -49,7 +49,8 @@ def test_train_eval_every_0_evaluates_only_at_the_end(tmp_path, deadline):
     t = tracker(tmp_path, 0)
     assert not any(t.due(step) for step in (0, 1, 4096, 10_000))  # nothing periodic
     t.evaluate(8192, planner=None, snapshot=lambda: "weights")  # the end of training: returns
-    assert t.evaluation.runs == 1 and [r["timesteps"] for r in t.rows] == [8192]
+    # the random player's level once (at the start), then the policy
+    assert t.evaluation.runs == 2 and [r["timesteps"] for r in t.rows] == [8192]
     assert t.selected(8192) == (8192, "weights")
     t.bar.close()
 
