@@ -1,4 +1,8 @@
-"""The action: a vector in [-1, 1]^9, mapped to a cue strike and to the choices some positions offer.
+"""The action: a vector in [-1, 1]^9 ("strike", the raw cue strike) or [-1, 1]^10 ("contact", the
+strike aimed at a chosen ball), mapped to a cue strike and to the choices some positions offer.
+
+The form is the environment's ``action=`` option (``FORMS``; "strike" by default). The "strike"
+form:
 
 =====  ==========  ==========================================================================
 index  name        meaning (each component in [-1, 1]; ``params`` hold the ranges)
@@ -27,6 +31,36 @@ the centre of the ball, aimed along +x. Uniform random actions play a raised cue
 (elevation components above 0.8, a tenth of the range), as a player does. ``ACTION_VERSION``
 names this mapping; a saved policy trained on another one is refused when loaded.
 
+The "contact" form aims at a ball instead of a direction (``contact_to_strike``: the strike
+action it asks for, computed from the game state after the choices are applied):
+
+=====  ==========  ==========================================================================
+index  name        meaning
+=====  ==========  ==========================================================================
+0      target      ten equal buckets of [-1, 1] (``TARGETS``), bucket k = floor(5 (x + 1)),
+                   9 at 1: the object ball k // 5 (0: the first object ball, 1: the second, in
+                   the observation's order, ``observation.ball_order``: carom the other
+                   player's ball then the red, Hungarian the white then the yellow) and the
+                   route k % 5: 0 direct, 1..4 off the BOTTOM, TOP, RIGHT, LEFT cushion first
+                   (aimed at the ball's mirror image across that cushion's reflection line, the
+                   line a ball centre reaches at the cushion: the playing area shrunk by
+                   ``cushion_reach``). The all-zeros action aims directly at the second ball
+1      thickness   the hit across the (mirrored) target: the aim is the direction from the cue
+                   ball to the target's centre turned counter-clockwise by
+                   asin(clip(thickness 2R / d, -1, 1)) (d the distance between the centres).
+                   0 full ball; +1 the cue ball passes on the target's left as the shooter sees
+                   it, grazing its left edge (the object ball is driven to the right); -1 the
+                   mirror image. Every thickness in (-1, 1) of a direct target meets the ball
+                   when nothing is in the way (and the cue's squirt and swerve do not carry the
+                   cue ball past it)
+2..5   speed ...   speed, elevation, tip u, tip v: the strike form's components 1..4
+6..9   place ...   place, base_spot, respot, side: the strike form's components 5..8
+=====  ==========  ==========================================================================
+
+``CONTACT_VERSION`` names the contact mapping (``VERSIONS``: each form's version); a saved
+policy records its form and is refused by an environment of another form. The built-in opponent
+("game" mode) always plays strike-form actions, whatever the environment's form.
+
 Components that do not apply to the position are ignored. Inside ``jit`` nothing can raise, so
 the functional step replaces NaN by 0 and clips to [-1, 1]; the Python adapters raise ValueError
 instead (``check_action``). The choices are applied before the strike, in the order base spot,
@@ -38,9 +72,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import gymnasium as gym
+
 import physics
 import rules
 from physics import execution
+from billiards_env.observation import ball_order
 
 NAMES = ("aim", "speed", "elevation", "tip_u", "tip_v", "place", "base_spot", "respot", "side")
 N_ACTIONS = len(NAMES)
@@ -49,22 +86,64 @@ RAISED_FROM = 0.8  # the elevation component above which the cue is raised
 # 1: the elevation spanned the whole component (-1..1 -> 0..theta_max); 2: level up to RAISED_FROM.
 ACTION_VERSION = 2
 
+FORMS = ("strike", "contact")
+CONTACT_NAMES = ("target", "thickness") + NAMES[1:]
+# 1: ten target buckets (two object balls, each direct or off one of four cushions), thickness by asin.
+CONTACT_VERSION = 1
+VERSIONS = {"strike": ACTION_VERSION, "contact": CONTACT_VERSION}
+ROUTES = ("direct", "bottom", "top", "right", "left")  # the target's route, bucket k % 5
+TARGETS = tuple((ball, route) for ball in (0, 1) for route in ROUTES)  # bucket k: (object ball, route)
 
-def check_shape(action, batch: int | None = None):
-    """ValueError unless ``action`` has shape (9,) (or (batch, 9)), TypeError unless it holds real
-    numbers. Shapes and dtypes are static, so this raises even while ``jit`` traces."""
-    shape = (N_ACTIONS,) if batch is None else (batch, N_ACTIONS)
+
+def check_form(form) -> str:
+    """``form`` if it is one of ``FORMS``, else ValueError listing them."""
+    if not isinstance(form, str) or form not in FORMS:
+        raise ValueError(f"unknown action form {form!r}; valid: {', '.join(FORMS)}")
+    return form
+
+
+def names(form: str = "strike") -> tuple:
+    """The components' names of the form's action."""
+    return NAMES if check_form(form) == "strike" else CONTACT_NAMES
+
+
+def size(form: str = "strike") -> int:
+    """The form's action length: 9 ("strike") or 10 ("contact")."""
+    return len(names(form))
+
+
+def space(form: str = "strike") -> gym.spaces.Box:
+    """The form's Gymnasium action space: a Box [-1, 1]^size float32."""
+    return gym.spaces.Box(LOW, HIGH, (size(form),), np.float32)
+
+
+def form_of(env) -> str:
+    """The action form of an environment (any adapter, wrapped or not, or a ``FunctionalEnv``)."""
+    for candidate in (env, getattr(env, "unwrapped", None), getattr(env, "functional", None)):
+        form = getattr(candidate, "action_form", None)
+        if isinstance(form, str):
+            return form
+    raise TypeError(f"{type(env).__name__} has no action form (not a billiards environment)")
+
+
+def check_shape(action, batch: int | None = None, form: str = "strike"):
+    """ValueError unless ``action`` has the form's shape, (9,) or (10,) (or (batch, n)), TypeError
+    unless it holds real numbers. Shapes and dtypes are static, so this raises even while ``jit``
+    traces."""
+    n = size(form)
+    shape = (n,) if batch is None else (batch, n)
     dtype = np.dtype(action.dtype) if hasattr(action, "dtype") else np.asarray(action).dtype
     if dtype.kind not in "fiu":
         raise TypeError(f"action must be real numbers in [{LOW}, {HIGH}], got dtype {dtype}")
     if np.shape(action) != shape:
-        raise ValueError(f"action must have shape {shape} (components {', '.join(NAMES)}), got {np.shape(action)}")
+        raise ValueError(f"action must have shape {shape} (components {', '.join(names(form))}), "
+                         f"got {np.shape(action)}")
 
 
-def sanitize(action):
-    """(9,) the traced action with NaN replaced by 0 and every component clipped to [-1, 1]
-    (ValueError for another shape: ``check_shape``)."""
-    check_shape(action)
+def sanitize(action, form: str = "strike"):
+    """(9,) or (10,): the traced action with NaN replaced by 0 and every component clipped to
+    [-1, 1] (ValueError for another shape than the form's: ``check_shape``)."""
+    check_shape(action, form=form)
     action = jnp.asarray(action)
     action = jnp.where(jnp.isfinite(action), action, jnp.where(jnp.isnan(action), 0.0, jnp.sign(action)))
     return jnp.clip(action, LOW, HIGH)
@@ -156,19 +235,22 @@ def add_noise(shot: physics.Shot, key, params) -> physics.Shot:
     return execution.add_noise(shot, key, params.physics, params.noise)
 
 
-def apply_choices(ruleset, game, action, phys):
-    """The game state with the shooter's choices written in (no-ops where not offered)."""
-    x = jnp.asarray(action)
-    game = rules.choose_base_spot(ruleset, game, jnp.where(x[6] >= 0, 1, 0), phys)
-    game = rules.place_cue_ball(ruleset, game, (x[5] + 1.0) / 2.0, phys)
-    game = rules.choose_respot(ruleset, game, x[7] > 0, phys)
-    game = rules.choose_start_side(ruleset, game, jnp.where(x[8] >= 0, 1, 0), phys)
+def apply_choices(ruleset, game, action, phys, form: str = "strike"):
+    """The game state with the shooter's choices of an action of ``form`` written in (no-ops
+    where not offered)."""
+    place, base_spot, respot, side = choices_of(action, form)
+    game = rules.choose_base_spot(ruleset, game, jnp.where(base_spot >= 0, 1, 0), phys)
+    game = rules.place_cue_ball(ruleset, game, (place + 1.0) / 2.0, phys)
+    game = rules.choose_respot(ruleset, game, respot > 0, phys)
+    game = rules.choose_start_side(ruleset, game, jnp.where(side >= 0, 1, 0), phys)
     return game
 
 
-def check_action(action, batch: int | None = None) -> np.ndarray:
-    """A concrete action (or batch) as float32, or ValueError naming the allowed shape and range."""
-    shape = (N_ACTIONS,) if batch is None else (batch, N_ACTIONS)
+def check_action(action, batch: int | None = None, form: str = "strike") -> np.ndarray:
+    """A concrete action (or batch) of the form as float32, or ValueError naming the allowed shape,
+    components and range."""
+    n = size(form)
+    shape = (n,) if batch is None else (batch, n)
     if np.iscomplexobj(action):
         raise TypeError(f"action must be real numbers of shape {shape} in [{LOW}, {HIGH}], got complex values")
     try:
@@ -176,13 +258,64 @@ def check_action(action, batch: int | None = None) -> np.ndarray:
     except (TypeError, ValueError):
         raise ValueError(f"action must be numbers of shape {shape} in [{LOW}, {HIGH}], got {action!r}") from None
     if array.shape != shape:
-        raise ValueError(f"action must have shape {shape} (components {', '.join(NAMES)}), got {array.shape}")
+        raise ValueError(f"action must have shape {shape} (components {', '.join(names(form))}), "
+                         f"got {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"action must be finite, in [{LOW}, {HIGH}]; got NaN or inf in {array.tolist()}")
     if np.any(array < LOW) or np.any(array > HIGH):
         bad = array[(array < LOW) | (array > HIGH)]
         raise ValueError(f"action components must be in [{LOW}, {HIGH}]; got {bad.tolist()}")
     return array.astype(np.float32)
+
+
+def contact_target(action, game, params):
+    """(2,) the point the contact action's target component aims at, in the physics dtype: the
+    chosen object ball's centre, or its mirror image across the chosen cushion's reflection line
+    (``TARGETS``). ``game`` is the ``rules.GameState`` the shot is played from."""
+    phys = params.physics
+    dtype = phys.dtype
+    x = jnp.asarray(action, dtype)
+    table, reach = phys.table, jnp.asarray(phys.cushion_reach, dtype)
+    bucket = jnp.clip(jnp.floor(5.0 * (x[0] + 1.0)), 0, len(TARGETS) - 1).astype(jnp.int32)  # len(TARGETS) / 2 = 5
+    ball = ball_order(game.cue_ball)[1 + bucket // len(ROUTES)]
+    route = bucket % len(ROUTES)
+    centre = jnp.asarray(game.positions[ball], dtype)
+    # each route's reflection: (axis, line), the mirror image 2 line - coordinate along the axis
+    length, width = jnp.asarray(table.length, dtype), jnp.asarray(table.width, dtype)
+    lines = jnp.stack([reach, reach, length - reach, reach, width - reach])  # direct: unused
+    axis = jnp.asarray([0, 0, 0, 1, 1])[route]
+    mirrored = centre.at[axis].set(2.0 * lines[route] - centre[axis])
+    return jnp.where(route == 0, centre, mirrored)
+
+
+def contact_to_strike(action, game, params):
+    """(9,) the strike-form action a sanitized contact-form action (10,) asks for, from ``game``
+    (the ``rules.GameState`` after the choices are applied: ball in hand may have moved the cue
+    ball), in the physics dtype. The aim: the direction from the cue ball to the target point
+    (``contact_target``) turned counter-clockwise by asin(clip(thickness 2R / d, -1, 1)); the
+    other components are copied. Pure and jittable; no inverse (the hit a strike makes depends
+    on the layout)."""
+    phys = params.physics
+    dtype = phys.dtype
+    x = jnp.asarray(action, dtype)
+    cue = jnp.asarray(game.positions[game.cue_ball], dtype)
+    delta = contact_target(x, game, params) - cue
+    d = jnp.sqrt(jnp.sum(delta * delta))
+    two_r = 2.0 * jnp.asarray(phys.ball.radius, dtype)
+    turn = jnp.arcsin(jnp.clip(x[1] * two_r / jnp.where(d > 0, d, 1.0), -1.0, 1.0))
+    phi = jnp.degrees(jnp.arctan2(delta[1], delta[0]) + turn)
+    aim = (phi - 360.0 * jnp.ceil((phi - 180.0) / 360.0)) / 180.0  # phi wrapped to (-180, 180]
+    return jnp.concatenate([jnp.clip(aim, LOW, HIGH)[None], x[2:]])
+
+
+def to_strike(action, game, params, form: str = "strike"):
+    """(9,) the strike-form action of a sanitized action of ``form`` played from ``game``."""
+    return action if check_form(form) == "strike" else contact_to_strike(action, game, params)
+
+
+def choices_of(action, form: str = "strike"):
+    """(4,) the choice components (place, base spot, re-spot, side) of an action of ``form``."""
+    return jnp.asarray(action)[size(form) - 4:]
 
 
 def random_action(key, observation=None, params=None):

@@ -76,11 +76,14 @@ class Config:
     """What chooses code paths: static, hashable (compiled functions are shared per Config).
 
     The discipline is not here: within a family the disciplines differ in data (``Rules`` leaves),
-    so one compiled step serves all six carom disciplines."""
+    so one compiled step serves all six carom disciplines. ``action``: the acting player's action
+    form (``actions.FORMS``); only the ``begin`` stage reads it (the built-in opponent plays
+    strike-form actions whatever the form)."""
 
     family: str
     mode: str
     policy: Callable | None
+    action: str = "strike"
 
     @property
     def pin(self) -> bool:
@@ -148,19 +151,22 @@ def strike(game, shot, key, phys, noise, pin: bool, skip) -> Turn:
     return Turn(game, shot, pin_for_physics(game, pin))
 
 
-def _prepare(cfg, params, game, action, key, skip):
+def _prepare(cfg, params, game, action, key, skip, form: str = "strike"):
     """The choices written into the game, and the strike (``strike``; nothing moves when
-    ``skip`` or when the params are invalid, and ``judge`` voids the shot)."""
-    action = actions.sanitize(action)
-    game = actions.apply_choices(params.rules, game, action, params.physics)
+    ``skip`` or when the params are invalid, and ``judge`` voids the shot). ``action`` is of
+    ``form``; a contact-form action is mapped to its strike from the game after the choices
+    (``actions.contact_to_strike``)."""
+    action = actions.sanitize(action, form)
+    game = actions.apply_choices(params.rules, game, action, params.physics, form)
+    action = actions.to_strike(action, game, params, form)
     skip = skip | ~params_are_valid(params)
     return strike(game, actions.to_shot(action, params), key, params.physics, params.noise, cfg.pin, skip)
 
 
 def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
-    """The acting player's shot. A finished state plays a null shot (nothing moves; it is thrown
-    away by ``end``)."""
-    return _prepare(cfg, params, state.game, action, jax.random.fold_in(key, 0), state.done)
+    """The acting player's shot, its action of the form ``cfg.action``. A finished state plays a
+    null shot (nothing moves; it is thrown away by ``end``)."""
+    return _prepare(cfg, params, state.game, action, jax.random.fold_in(key, 0), state.done, cfg.action)
 
 
 def pin_for_physics(game, pin: bool):
@@ -192,7 +198,9 @@ def opponent_to_play(cfg: Config, carry: dict):
 
 
 def opponent_begin(cfg: Config, carry: dict, params: EnvParams) -> Turn:
-    """The built-in opponent's next shot (a null shot where he is not to play)."""
+    """The built-in opponent's next shot (a null shot where he is not to play): his policy gives a
+    strike-form action (``modes.act``; ``agents.Planner.as_policy()`` too), whatever the acting
+    player's form ``cfg.action``."""
     if cfg.policy is None:
         raise TypeError("cfg.policy is None: opponent_begin needs a config with a built-in opponent")
     game = carry["game"]
@@ -297,12 +305,15 @@ def _has_opponent(*args):  # a stand-in policy: stages that only ask "is there a
 
 def _stage_config(cfg: Config, name: str) -> Config:
     """The part of the Config a stage depends on, so that compiled stages are shared as widely as
-    possible (the referee, the largest, once per family, whatever the mode and opponent)."""
-    if name in ("begin", "judge"):
+    possible (the referee, the largest, once per family, whatever the mode, opponent and action
+    form; only ``begin`` reads the form)."""
+    if name == "begin":
+        return Config(cfg.family, "shot", None, cfg.action)
+    if name == "judge":
         return Config(cfg.family, "shot", None)
     if name in ("end", "merge"):
         return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent)
-    return cfg
+    return dataclasses.replace(cfg, action="strike")
 
 
 # Each stage: the function and its vmap in_axes (cfg is bound first and is not mapped).
@@ -348,14 +359,15 @@ class FunctionalEnv:
     Attributes:
       discipline, mode: as given to ``make_functional``.  policy: the built-in opponent or None.
       default_params: ``EnvParams`` with the options given to ``make_functional``.
-      num_actions, observation_size: 9 and ``observation.OBS_SIZE``.
+      action_form: the action's form (``actions.FORMS``: "strike" or "contact").
+      num_actions, observation_size: the form's action length (9 or 10) and ``observation.OBS_SIZE``.
     """
 
-    num_actions = actions.N_ACTIONS
     observation_size = OBS_SIZE
 
     def __init__(self, discipline: str, mode: str = "shot", opponent: modes.Opponent = "random",
-                 params: EnvParams | None = None):
+                 params: EnvParams | None = None, action: str = "strike"):
+        actions.check_form(action)
         row = rules.disciplines.get(discipline)
         self.discipline = discipline
         self.default_params = default_params(discipline) if params is None else params
@@ -369,13 +381,16 @@ class FunctionalEnv:
         policy = modes.opponent_policy(mode, opponent)
         if isinstance(policy, modes.StatePolicy):
             policy = policy.fixing(self.default_params.rules)
-        self.config = Config(row.family, modes.check_mode(mode), policy)
+        self.config = Config(row.family, modes.check_mode(mode), policy, action)
 
     mode = property(lambda self: self.config.mode)
     policy = property(lambda self: self.config.policy)
+    action_form = property(lambda self: self.config.action)
+    num_actions = property(lambda self: actions.size(self.config.action))
 
     def __repr__(self):
-        return f"FunctionalEnv({self.discipline!r}, mode={self.mode!r})"
+        form = "" if self.action_form == "strike" else f", action={self.action_form!r}"
+        return f"FunctionalEnv({self.discipline!r}, mode={self.mode!r}{form})"
 
     def _params(self, params):
         """The params to use (default: ``default_params``), checked when concrete (ValueError)."""
@@ -425,7 +440,7 @@ class FunctionalEnv:
         """A batch of steps with the shots simulated on a pool of ``lanes`` lanes. Gives what
         ``jax.vmap(env.step)`` gives, faster when shots differ in length. With several devices
         the batch is split over them (``physics.devices.split_batch``)."""
-        actions.check_shape(actions_, batch=np.shape(states.step_count)[0])
+        actions.check_shape(actions_, batch=np.shape(states.step_count)[0], form=self.action_form)
         ops = make_ops(self.config, batched=True, staged=False, lanes=lanes)
         run = devices.split_batch(lambda s, a, k, p: transition(self.config, s, a, k, p, ops)[0],
                                   (True, True, True, False))
@@ -437,12 +452,15 @@ class FunctionalEnv:
 
 
 def make_functional(discipline: str, mode: str = "shot", opponent: modes.Opponent = "random", *,
-                    rule_options: Mapping[str, Any] | None = None, physics_options: Mapping[str, Any] | None = None,
-                    **values) -> FunctionalEnv:
+                    action: str = "strike", rule_options: Mapping[str, Any] | None = None,
+                    physics_options: Mapping[str, Any] | None = None, **values) -> FunctionalEnv:
     """A discipline's functional environment (``FunctionalEnv``); ``env.default_params`` holds the
     options. discipline: one of ``rules.DISCIPLINES``; mode: "shot", "inning" or "game";
     opponent ("game" mode): "random", "two_player", a policy or a ``modes.StatePolicy`` (e.g.
-    ``agents.Planner.as_policy()``); rule_options, physics_options and
+    ``agents.Planner.as_policy()``; it plays strike-form actions); action: the acting player's
+    action form, "strike" (the raw strike, the default) or "contact" (aimed at a ball; see
+    ``billiards_env.actions``); rule_options, physics_options and
     the other values: see ``billiards_env.params.default_params``."""
+    actions.check_form(action)
     params = default_params(discipline, rule_options=rule_options, physics_options=physics_options, **values)
-    return FunctionalEnv(discipline, mode, opponent, params)
+    return FunctionalEnv(discipline, mode, opponent, params, action)

@@ -71,7 +71,9 @@ class BilliardsEnv(gym.Env):
     """One discipline as a Gymnasium environment (ids ``billiards_env/<Discipline>-v0``).
 
     Arguments: discipline (``rules.DISCIPLINES``), mode ("shot", "inning", "game"), opponent
-    ("random", "two_player" or a JAX policy; "game" mode), obs_format ("flat": a Box of
+    ("random", "two_player" or a JAX policy; "game" mode; it plays strike-form actions), action
+    (the action form, ``actions.FORMS``: "strike", the raw strike, or "contact", aimed at a
+    ball), obs_format ("flat": a Box of
     ``observation.OBS_SIZE`` float32, or "dict"), render_mode ("rgb_array", "human"), fused
     (one compiled call per step; False compiles stage by stage, see ``billiards_env.runner``),
     rule_options, physics_options and the ``EnvParams`` values (``noise``, ``zero_sum``, ...).
@@ -99,15 +101,16 @@ class BilliardsEnv(gym.Env):
 
     def __init__(self, discipline: str = "three_cushion", mode: str = "shot", opponent="random",
                  obs_format: str = "flat", render_mode: str | None = None, fused: bool = True,
-                 rule_options=None, physics_options=None, **values):
+                 rule_options=None, physics_options=None, action: str = "strike", **values):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; valid: {', '.join(self.metadata['render_modes'])}")
         self.obs_format = check_obs_format(obs_format)
         self.functional: FunctionalEnv = make_functional(
-            discipline, mode, opponent, rule_options=rule_options, physics_options=physics_options, **values)
+            discipline, mode, opponent, action=action, rule_options=rule_options, physics_options=physics_options,
+            **values)
         self.params = self.functional.default_params
         self.render_mode = render_mode
-        self.action_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
+        self.action_space = actions.space(self.action_form)
         self.observation_space = observation.flat_space() if obs_format == "flat" else observation.dict_space()
         self._runner = Runner(self.functional, None, fused=fused)
         self._state = None
@@ -120,6 +123,11 @@ class BilliardsEnv(gym.Env):
     @property
     def discipline(self) -> str:
         return self.functional.discipline
+
+    @property
+    def action_form(self) -> str:
+        """The action's form (``actions.FORMS``)."""
+        return self.functional.action_form
 
     @property
     def state(self):
@@ -164,7 +172,8 @@ class BilliardsEnv(gym.Env):
         return neutral_info(board_scores(self.params, state.game), int(state.current_player), int(state.game.repairs))
 
     def step(self, action):
-        """One shot. action: (9,) real numbers in [-1, 1] (``billiards_env.actions``); an action
+        """One shot. action: (9,) real numbers in [-1, 1] ((10,) for the "contact" form;
+        ``billiards_env.actions``); an action
         outside the Box (NaN, inf, out of range, another shape) raises ValueError and a complex one
         TypeError: nothing is clipped silently (clip in the agent, or use Gymnasium's ClipAction
         wrapper). Stepping before ``reset()`` or after the episode ended raises ResetNeeded."""
@@ -173,7 +182,7 @@ class BilliardsEnv(gym.Env):
         now = self._on_host()
         if bool(now.terminated) or bool(now.truncated):
             raise gym.error.ResetNeeded("the episode has ended (terminated or truncated): call reset()")
-        action = actions.check_action(action)
+        action = actions.check_action(action, form=self.action_form)
         acting = int(now.current_player)
         before = now.game
         self._pin_before = before.pin_position if before.pin_state == rules.PinState.STANDING else None

@@ -39,7 +39,8 @@ except ImportError as error:  # pragma: no cover - the optional "jax" extra is m
 
 class GymnaxEnv(environment.Environment):
     """One discipline and mode as a gymnax ``Environment``. Arguments as
-    ``billiards_env.make_functional`` (discipline, mode, opponent and the options), or an existing
+    ``billiards_env.make_functional`` (discipline, mode, opponent and the options, ``action``
+    the action form among them), or an existing
     ``functional`` environment."""
 
     def __init__(self, discipline: str = "three_cushion", mode: str = "shot", opponent: Any = "random", *,
@@ -76,11 +77,16 @@ class GymnaxEnv(environment.Environment):
 
     @property
     def num_actions(self) -> int:
-        return actions.N_ACTIONS
+        return self.functional.num_actions
+
+    @property
+    def action_form(self) -> str:
+        """The action's form (``actions.FORMS``), the functional environment's."""
+        return self.functional.action_form
 
     def action_space(self, params: EnvParams | None = None) -> spaces.Box:
-        """The action: (9,) float32 in [-1, 1] (``billiards_env.actions``)."""
-        return spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), jnp.float32)
+        """The action: (9,) float32 in [-1, 1], (10,) for the "contact" form (``billiards_env.actions``)."""
+        return spaces.Box(actions.LOW, actions.HIGH, (self.num_actions,), jnp.float32)
 
     def observation_space(self, params: EnvParams | None = None) -> spaces.Box:
         """The flat observation: (OBS_SIZE,) float32, each entry between 0 and its group's bound."""
@@ -94,8 +100,8 @@ class GymnaxEnv(environment.Environment):
 def make_gymnax(name: str = "three_cushion", mode: str = "shot", opponent: Any = "random",
                 **options) -> tuple[GymnaxEnv, EnvParams]:
     """(env, env_params) for a discipline id or a Gymnasium id (``billiards_env.IDS``); unknown
-    names raise ValueError listing the valid ones. mode, opponent and the options (``rule_options``,
-    ``physics_options``, ``noise``, ...) as ``billiards_env.make_functional``."""
+    names raise ValueError listing the valid ones. mode, opponent and the options (``action``,
+    ``rule_options``, ``physics_options``, ``noise``, ...) as ``billiards_env.make_functional``."""
     env = GymnaxEnv(discipline_of(name), mode, opponent, **options)
     return env, env.default_params
 

@@ -39,24 +39,26 @@ def _observe_fn():
 
 class BilliardsAECEnv(AECEnv):
     """A whole game of a discipline (an id of ``rules.DISCIPLINES`` or a Gymnasium id) between two
-    agents. Other arguments: render_mode ("rgb_array", "human"), fused, rule_options,
-    physics_options and the ``EnvParams`` values."""
+    agents. Other arguments: render_mode ("rgb_array", "human"), fused, action (both players'
+    action form, ``billiards_env.actions.FORMS``), rule_options, physics_options and the
+    ``EnvParams`` values."""
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array", "human"], "name": "billiards_v0",
                                 "is_parallelizable": False}
 
     def __init__(self, discipline: str = "three_cushion", render_mode: str | None = None, fused: bool = True,
-                 rule_options=None, physics_options=None, **values):
+                 rule_options=None, physics_options=None, action: str = "strike", **values):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; valid: {', '.join(self.metadata['render_modes'])}")
-        self.functional = make_functional(discipline_of(discipline), "game", "two_player", rule_options=rule_options,
-                                          physics_options=physics_options, **values)
+        self.functional = make_functional(discipline_of(discipline), "game", "two_player", action=action,
+                                          rule_options=rule_options, physics_options=physics_options, **values)
+        self.action_form = self.functional.action_form
         self.params = self.functional.default_params
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self._obs_space = observation.flat_space()
-        self._act_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
+        self._act_space = actions.space(self.action_form)
         self._runner = Runner(self.functional, None, fused=fused)
         self._state: Any = None  # the functional State once reset
         self._result = None
@@ -118,7 +120,7 @@ class BilliardsAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = actions.check_action(action)
+        action = actions.check_action(action, form=self.action_form)
         self._key, k = jax.random.split(self._key)
         self._state, self._result = self._runner.step(self._state, action, k, self.params)
         state = host(self._state)

@@ -16,6 +16,7 @@ objects over the same discipline share them.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import jax
@@ -112,7 +113,8 @@ class Runner:
     ``reset(key, params) -> State``; ``step(state, action, key, params)`` returns, for one
     environment, (State, ShotResult of the acting player's shot); for a batch, (State after the
     automatic reset of finished environments, State as the step left it). The batch's action is
-    (num_envs, 9) and its key a single key; ``step_rows`` takes a key per environment instead.
+    (num_envs, 9) ((num_envs, 10) for the "contact" form) and its key a single key; ``step_rows``
+    takes a key per environment instead.
     """
 
     def __init__(self, env, num_envs: int | None = None, fused: bool = True, lanes: int = DEFAULT_LANES,
@@ -126,9 +128,10 @@ class Runner:
 
     def reset(self, key, params):
         params = _strong(params)
+        cfg = dataclasses.replace(self.cfg, action="strike")  # init does not read the form: shared
         if self.num_envs is None:
-            return _init_single(self.cfg)(key, params)
-        return _init_batch(self.cfg, self.num_envs)(key, params)
+            return _init_single(cfg)(key, params)
+        return _init_batch(cfg, self.num_envs)(key, params)
 
     def step(self, state, action, key, params):
         cfg = self.cfg
@@ -143,7 +146,7 @@ class Runner:
         stepped, _ = self.step_rows(state, action, keys, params)
         if not self.autoreset:
             return stepped, stepped
-        fresh = _init_batch(cfg, self.num_envs)(k_reset, params)
+        fresh = _init_batch(dataclasses.replace(cfg, action="strike"), self.num_envs)(k_reset, params)
         return _select_jit(stepped.done, fresh, stepped), stepped
 
     def step_rows(self, state, action, keys, params):

@@ -15,7 +15,6 @@ training aid on top of them.
 """
 from __future__ import annotations
 
-import gymnasium as gym
 import jax
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -29,21 +28,23 @@ from billiards_env.runner import Runner
 
 class BilliardsVecEnv(VecEnv):
     """``num_envs`` environments of a discipline (an id of ``rules.DISCIPLINES`` or a Gymnasium id
-    ``billiards_env/<Name>-v0``); the other arguments as ``BilliardsEnv``, plus ``seed`` and
-    ``lanes``."""
+    ``billiards_env/<Name>-v0``); the other arguments as ``BilliardsEnv`` (``action``: the action
+    form), plus ``seed`` and ``lanes``."""
 
     def __init__(self, discipline: str = "three_cushion", num_envs: int = 64, mode: str = "shot",
                  opponent="random", obs_format: str = "flat", seed: int = 0, fused: bool = True,
-                 lanes: int = DEFAULT_LANES, rule_options=None, physics_options=None, **values):
+                 lanes: int = DEFAULT_LANES, rule_options=None, physics_options=None, action: str = "strike",
+                 **values):
         self.render_mode = None
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer (environments run side by side), got {num_envs!r}")
         self.obs_format = check_obs_format(obs_format)
-        self.functional = make_functional(discipline_of(discipline), mode, opponent, rule_options=rule_options,
-                                          physics_options=physics_options, **values)
+        self.functional = make_functional(discipline_of(discipline), mode, opponent, action=action,
+                                          rule_options=rule_options, physics_options=physics_options, **values)
         self.params = self.functional.default_params
+        self.action_form = self.functional.action_form
         space = observation.flat_space() if obs_format == "flat" else observation.dict_space()
-        action_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
+        action_space = actions.space(self.action_form)
         super().__init__(int(num_envs), space, action_space)
         self._runner = Runner(self.functional, self.num_envs, fused=fused, lanes=lanes, autoreset=True)
         self._key = jax.random.PRNGKey(int(seed))
@@ -68,7 +69,7 @@ class BilliardsVecEnv(VecEnv):
         if self._state is None:
             raise RuntimeError("BilliardsVecEnv has no episodes running (not reset yet, or closed): "
                                "call reset() before step()")
-        self._actions = actions.check_action(actions_, batch=self.num_envs)
+        self._actions = actions.check_action(actions_, batch=self.num_envs, form=self.action_form)
 
     def step_wait(self):
         self._key, k = jax.random.split(self._key)

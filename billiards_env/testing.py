@@ -15,7 +15,8 @@ wrong shape, out of a bounded Box) raise ValueError and change nothing; and Gymn
 checker. A functional environment (``check_functional``): the State's fields, dtypes and shapes,
 the observation inside ``observation.flat_space()``; the step count and rewards (the referee's
 points, ``modes.reward_of``, without a built-in opponent); the same key, the same episode; a
-finished state steps to itself with zero rewards; a NaN action plays as zeros; with ``batch``, a
+finished state steps to itself with zero rewards; a NaN action plays as zeros (actions of the
+environment's form, ``env.num_actions`` long); with ``batch``, a
 batch and its rows one by one; with ``jit``, the step compiled whole equals the step run stage by
 stage (``billiards_env.runner``). Each returns the names of the checks it ran.
 """
@@ -118,6 +119,7 @@ def check_functional(env: FunctionalEnv, params=None, *, seed: int = 0, steps: i
     params = env.default_params if params is None else params
     key = jax.random.PRNGKey(seed)
     run = Runner(env, None, fused=False)
+    n = env.num_actions
     done = []
 
     def episode():
@@ -125,7 +127,7 @@ def check_functional(env: FunctionalEnv, params=None, *, seed: int = 0, steps: i
         states = [run.reset(k_init, params)]
         for i in range(steps):
             k_act, k_step = jax.random.split(jax.random.fold_in(k_play, i))
-            states.append(run.step(states[-1], _random_actions(k_act), k_step, params)[0])
+            states.append(run.step(states[-1], _random_actions(k_act, None, n), k_step, params)[0])
         return states
 
     states = episode()
@@ -139,17 +141,17 @@ def check_functional(env: FunctionalEnv, params=None, *, seed: int = 0, steps: i
     done.append("determinism")
     first, k = states[0], jax.random.fold_in(key, 99)
     finished = replace(first, terminated=jnp.asarray(True))
-    check_transition(finished, run.step(finished, _random_actions(k), k, params)[0], env, params)
+    check_transition(finished, run.step(finished, _random_actions(k, None, n), k, params)[0], env, params)
     done.append("finished_state")
-    nan = run.step(first, np.full(actions.N_ACTIONS, np.nan, np.float32), k, params)[0]
-    zero = run.step(first, np.zeros(actions.N_ACTIONS, np.float32), k, params)[0]
+    nan = run.step(first, np.full(n, np.nan, np.float32), k, params)[0]
+    zero = run.step(first, np.zeros(n, np.float32), k, params)[0]
     assert _tree_equal(nan, zero), "inside jit a NaN action must play as zeros (actions.clean), it played otherwise"
     done.append("nan_action")
     if batch is not None:
         _check_batch(env, params, key, batch, run)
         done.append("batch")
     if jit:
-        action, k_step = _random_actions(jax.random.fold_in(key, 7)), jax.random.fold_in(key, 8)
+        action, k_step = _random_actions(jax.random.fold_in(key, 7), None, n), jax.random.fold_in(key, 8)
         whole = jax.jit(env.step)(first, action, k_step, params)
         staged = run.step(first, action, k_step, params)[0]
         assert _tree_equal(whole, staged), "jax.jit(env.step) and the step run stage by stage give other States"
@@ -163,7 +165,7 @@ def _check_batch(env, params, key, batch: int, single: Runner) -> None:
     k_init, k_act, k_step = jax.random.split(jax.random.fold_in(key, 1), 3)
     states = run.reset(k_init, params)
     check_state(states, (batch,))
-    acts = _random_actions(k_act, batch)
+    acts = _random_actions(k_act, batch, env.num_actions)
     keys = jax.random.split(k_step, batch)
     stepped = run.step_rows(states, acts, keys, params)[0]
     check_transition(states, stepped, env, params, (batch,))
@@ -334,8 +336,8 @@ def _check_counts(steps, batch) -> None:
         raise ValueError(f"batch must be None or an int >= 1, got {batch!r}")
 
 
-def _random_actions(key, batch: int | None = None) -> np.ndarray:
-    shape = (actions.N_ACTIONS,) if batch is None else (batch, actions.N_ACTIONS)
+def _random_actions(key, batch: int | None = None, n: int = actions.N_ACTIONS) -> np.ndarray:
+    shape = (n,) if batch is None else (batch, n)
     return np.asarray(jax.random.uniform(key, shape, jnp.float32, actions.LOW, actions.HIGH))
 
 

@@ -9,7 +9,7 @@ is in ``info["final_obs"]`` (a dense (num_envs, ...) array, valid where ``info["
 ``info`` holds arrays over the batch, the batch keys of ``billiards_env.info``'s table (``points``,
 ``foul``, ``reason`` as names, ``scores``, ``current_player``, ``opponent_shots``, ``rewards``,
 ``repairs``, of the games as the step left them, before any autoreset; after ``reset`` too).
-Actions: (num_envs, 9) in [-1, 1]; a bad batch raises
+Actions: (num_envs, 9) in [-1, 1] ((num_envs, 10) with ``action="contact"``); a bad batch raises
 ValueError naming the allowed range.
 """
 from __future__ import annotations
@@ -35,17 +35,19 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, discipline: str = "three_cushion", mode: str = "shot",
                  opponent="random", obs_format: str = "flat", fused: bool = True, lanes: int = DEFAULT_LANES,
-                 render_mode: str | None = None, rule_options=None, physics_options=None, **values):
+                 render_mode: str | None = None, rule_options=None, physics_options=None, action: str = "strike",
+                 **values):
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         if render_mode is not None:
             raise ValueError("the vector environment does not render; valid render_mode: None")
         self.num_envs = int(num_envs)
         self.obs_format = check_obs_format(obs_format)
-        self.functional = make_functional(discipline, mode, opponent, rule_options=rule_options,
+        self.functional = make_functional(discipline, mode, opponent, action=action, rule_options=rule_options,
                                           physics_options=physics_options, **values)
         self.params = self.functional.default_params
-        self.single_action_space = gym.spaces.Box(actions.LOW, actions.HIGH, (actions.N_ACTIONS,), np.float32)
+        self.action_form = self.functional.action_form
+        self.single_action_space = actions.space(self.action_form)
         self.single_observation_space = (observation.flat_space() if obs_format == "flat"
                                          else observation.dict_space())
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -79,7 +81,7 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
     def step(self, actions_):
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        batch = actions.check_action(actions_, batch=self.num_envs)
+        batch = actions.check_action(actions_, batch=self.num_envs, form=self.action_form)
         self._key, k = jax.random.split(self._key)
         self._state, stepped = self._runner.step(self._state, batch, k, self.params)
         nxt_obs, nxt_player, stepped, scores = host((self._state.observation, self._state.current_player, stepped,
