@@ -34,8 +34,8 @@ import physics
 from physics.params import Params
 from rules import GameState, Rules
 from agents.learned import (
-    PolicyPlanner, _check_action, _check_observation, _jsonable, _observe_batch, _shots_batch, check_observations,
-    env_params_of,
+    PolicyPlanner, _check_action, _check_observation, _jsonable, _observe_batch, _shots_batch, action_form_of,
+    check_observations, env_params_of, form_record,
 )
 from agents.store import read_sidecar
 from billiards_env import actions as env_actions
@@ -172,7 +172,7 @@ class JaxPolicyAgent(PolicyPlanner):
     def sidecar(self) -> dict:
         return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline, mode="shot",
                     observation_size=OBS_SIZE, observation=env_observation.layout(), n_actions=env_actions.N_ACTIONS,
-                    action=env_actions.ACTION_VERSION,
+                    action=env_actions.ACTION_VERSION, **form_record(self.action_form),
                     network=dict(hidden=list(hidden_sizes(self.net)), activation=ACTIVATION,
                                  action_squashing=SQUASHING, log_std="state-independent"),
                     env=self.env, info=self.info)
@@ -200,6 +200,10 @@ class JaxPolicyAgent(PolicyPlanner):
             raise ValueError(f"{json_path}: sidecar lacks a discipline or a valid env entry")
         _check_observation(meta.get("observation"), json_path)
         _check_action(meta.get("action"), json_path)
+        form = action_form_of(meta, json_path)
+        if form != cls.action_form:
+            raise ValueError(f"{json_path}: a {form!r}-form policy; a JaxPolicyAgent plays {cls.action_form!r}-form "
+                             "policies only (its network gives the strike's 9 components)")
         network = meta.get("network") or {}
         if network.get("activation") != ACTIVATION or network.get("action_squashing") != SQUASHING:
             raise ValueError(f"{json_path}: network {network!r}; this code plays activation {ACTIVATION!r} with "

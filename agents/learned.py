@@ -76,6 +76,26 @@ def _algorithm_class(algorithm: str):
     return {"ppo": stable_baselines3.PPO, "sac": stable_baselines3.SAC}[algorithm]
 
 
+def action_form_of(meta: dict, json_path) -> str:
+    """The action form a sidecar records (``"action_form"``, beside ``"action"``, the strike
+    mapping's version), checked: one of ``billiards_env.actions.FORMS`` at the version this build
+    plays (``actions.VERSIONS``). Sidecars written before the forms have none: "strike"."""
+    form = meta.get("action_form", "strike")
+    if form not in env_actions.FORMS:
+        raise ValueError(f"{json_path}: unknown action form {form!r}; this build plays {', '.join(env_actions.FORMS)}")
+    if form != "strike":
+        version = meta.get("action_form_version")
+        if version != env_actions.VERSIONS[form]:
+            raise ValueError(f"{json_path}: this model was trained on {form!r} actions of version {version!r}; this "
+                             f"build plays version {env_actions.VERSIONS[form]}. Retrain it (experiments.train)")
+    return form
+
+
+def form_record(form: str) -> dict:
+    """What a sidecar stores of an action form: the form and its mapping's version."""
+    return {"action_form": form, "action_form_version": env_actions.VERSIONS[env_actions.check_form(form)]}
+
+
 def env_params_of(discipline: str, env: dict):
     """The ``EnvParams`` of training from the sidecar's ``env`` entry (ValueError when invalid)."""
     return default_params(discipline, rule_options=env.get("rule_options") or {},
@@ -93,13 +113,35 @@ def _shots_batch(action_batch, env_params):
     return jax.vmap(lambda a: env_actions.to_shot(env_actions.sanitize(a), env_params))(action_batch)
 
 
+@jax.jit
+def _contact_shots_batch(action_batch, states, env_params):
+    """The strikes of contact-form actions, each aimed from its state as it lies (the choices left
+    at the referee's defaults, as for the strike form)."""
+    def shot(a, state):
+        strike = env_actions.contact_to_strike(env_actions.sanitize(a, "contact"), state, env_params)
+        return env_actions.to_shot(strike, env_params)
+
+    return jax.vmap(shot)(action_batch, states)
+
+
 class PolicyPlanner(Planner):
     """A planner that plays a policy of the environment's flat "shot"-mode observation: the
     training observation of each state, the policy's action (``act``), its strike. Subclasses
-    give ``act`` and set ``discipline`` and ``env_params`` (the ``EnvParams`` of training)."""
+    give ``act`` and set ``discipline``, ``env_params`` (the ``EnvParams`` of training) and
+    ``action_form`` (the form of the actions ``act`` gives, ``billiards_env.actions.FORMS``)."""
 
     discipline: str
     env_params: object
+    action_form: str = "strike"
+
+    def check_env(self, env) -> None:
+        """ValueError unless ``env`` (any billiards environment, wrapped or not) takes the action
+        form this policy gives: its actions mean something else in another form."""
+        form = env_actions.form_of(env)
+        if form != self.action_form:
+            raise ValueError(f"this {type(self).__name__} gives {self.action_form!r}-form actions "
+                             f"({env_actions.size(self.action_form)} components); the environment takes the "
+                             f"{form!r} form. Make the environment with action={self.action_form!r}")
 
     def act(self, observations: ArrayLike) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -111,6 +153,8 @@ class PolicyPlanner(Planner):
 
     def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         obs = np.asarray(self.observe_batch(ruleset, states, params))
+        if self.action_form != "strike":
+            return _contact_shots_batch(self.act(obs), states, self._env_params(params))
         return _shots_batch(self.act(obs), self._env_params(params))
 
     def _env_params(self, params):
@@ -138,15 +182,17 @@ class LearnedAgent(PolicyPlanner):
 
     Arguments: model (``stable_baselines3.PPO`` or ``SAC``), discipline (``rules.DISCIPLINES``),
     algorithm ("ppo" or "sac"), env: the environment settings of training, a dict with
-    ``rule_options``, ``physics_options`` (dicts) and ``values`` (the ``EnvParams`` values given
-    to ``billiards_env.default_params``: ``noise``, ``zero_sum``, ``v_max``, ...); info: anything
-    else to keep in the sidecar (training settings, results).
+    ``rule_options``, ``physics_options`` (dicts), ``values`` (the ``EnvParams`` values given
+    to ``billiards_env.default_params``: ``noise``, ``zero_sum``, ``v_max``, ...) and ``action``
+    (the action form, "strike" by default, or "contact"); info: anything else to keep in the
+    sidecar (training settings, results); action_form: the form, when not in ``env`` (the
+    sidecar's ``action_form`` on load).
     """
 
     name = "learned"
 
     def __init__(self, model: "BaseAlgorithm", discipline: str, algorithm: str, env: dict | None = None,
-                 info: dict | None = None):
+                 info: dict | None = None, action_form: str | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; valid: {', '.join(ALGORITHMS)}")
         env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {},
@@ -154,7 +200,8 @@ class LearnedAgent(PolicyPlanner):
         if env["mode"] != "shot" or env["obs_format"] != "flat":
             raise ValueError(f"a LearnedAgent plays models trained on the flat observation of \"shot\" mode, "
                              f"not mode={env['mode']!r}, obs_format={env['obs_format']!r}")
-        _check_spaces(model)
+        self.action_form = env_actions.check_form(env.get("action", "strike") if action_form is None else action_form)
+        _check_spaces(model, self.action_form)
         self.model = model
         self.discipline = discipline
         self.algorithm = algorithm
@@ -176,6 +223,7 @@ class LearnedAgent(PolicyPlanner):
             raise ValueError(f"{json_path}: sidecar lacks {', '.join(missing) or 'a valid env entry'}")
         _check_observation(meta.get("observation", UNVERSIONED_OBSERVATION), json_path)
         _check_action(meta.get("action"), json_path)
+        form = action_form_of(meta, json_path)
         algo_cls = _algorithm_class(meta["algorithm"])
         try:
             # only the policy is used: the training schedules are not unpickled (robust across versions)
@@ -184,7 +232,7 @@ class LearnedAgent(PolicyPlanner):
             raise ValueError(f"cannot load the {meta['algorithm'].upper()} model {zip_path}: "
                              f"{type(error).__name__}: {error}") from None
         try:
-            return cls(model, meta["discipline"], meta["algorithm"], meta["env"], meta.get("info"))
+            return cls(model, meta["discipline"], meta["algorithm"], meta["env"], meta.get("info"), action_form=form)
         except (TypeError, AttributeError) as error:
             raise ValueError(f"{json_path}: malformed env settings: {error}") from None
 
@@ -201,14 +249,14 @@ class LearnedAgent(PolicyPlanner):
     def sidecar(self) -> dict:
         return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline,
                     algorithm=self.algorithm, observation_size=OBS_SIZE, observation=env_observation.layout(),
-                    action=env_actions.ACTION_VERSION,
-                    n_actions=env_actions.N_ACTIONS, env=self.env, info=self.info)
+                    action=env_actions.ACTION_VERSION, **form_record(self.action_form),
+                    n_actions=env_actions.size(self.action_form), env=self.env, info=self.info)
 
     # -- playing -------------------------------------------------------------------------------
 
     def act(self, observations: ArrayLike) -> np.ndarray:
-        """Actions in [-1, 1]^9 (float32) for flat observations: (OBS_SIZE,) -> (9,), or
-        (N, OBS_SIZE) -> (N, 9). Deterministic."""
+        """Actions in [-1, 1]^9 (float32; ^10 for the "contact" form, ``action_form``) for flat
+        observations: (OBS_SIZE,) -> (9,), or (N, OBS_SIZE) -> (N, 9). Deterministic."""
         action, _ = self.model.predict(check_observations(observations), deterministic=True)
         return np.clip(np.asarray(action, np.float32), env_actions.LOW, env_actions.HIGH)
 
@@ -219,12 +267,13 @@ class LearnedAgent(PolicyPlanner):
 _PLAYING_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
 
 
-def _check_spaces(model):
+def _check_spaces(model, form: str = "strike"):
     obs_shape = getattr(model.observation_space, "shape", None)
     act_shape = getattr(model.action_space, "shape", None)
-    if obs_shape != (OBS_SIZE,) or act_shape != (env_actions.N_ACTIONS,):
+    n = env_actions.size(form)
+    if obs_shape != (OBS_SIZE,) or act_shape != (n,):
         raise ValueError(f"the model's spaces are observation {obs_shape}, action {act_shape}; a LearnedAgent "
-                         f"needs ({OBS_SIZE},) and ({env_actions.N_ACTIONS},) (the flat \"shot\" mode)")
+                         f"needs ({OBS_SIZE},) and ({n},) (the flat \"shot\" mode, {form!r} actions)")
 
 
 def _check_action(stored, json_path):

@@ -138,6 +138,38 @@ def test_a_model_refuses_another_discipline(saved, states, tmp_path):
         LearnedAgent.load(other).plan_batch(rules.make_rules(DISCIPLINE), states, loaded.env_params.physics, keys)
 
 
+def test_a_model_records_its_action_form_and_refuses_an_env_of_another(saved, tmp_path):
+    """The sidecar records the action form beside the strike mapping's version; a strike-form model
+    is refused by a contact-form environment, and a sidecar from before the forms reads as strike."""
+    zip_path, json_path = model_paths(saved)
+    meta = json.loads(open(json_path).read())
+    assert meta["action"] == actions.ACTION_VERSION and meta["action_form"] == "strike"
+    loaded = LearnedAgent.load(saved)
+    assert loaded.action_form == "strike"
+    loaded.check_env(billiards_env.make_functional(DISCIPLINE))
+    with pytest.raises(ValueError, match="gives 'strike'-form actions \\(9 components\\); the environment takes the "
+                                         "'contact' form. Make the environment with action='strike'"):
+        loaded.check_env(billiards_env.make_functional(DISCIPLINE, action="contact"))
+    cases = {
+        "before the forms": ({k: v for k, v in meta.items() if not k.startswith("action_form")}, None),
+        "unknown form": (dict(meta, action_form="aim"), "unknown action form 'aim'; this build plays strike, contact"),
+        "old contact": (dict(meta, action_form="contact", action_form_version=0),
+                        "trained on 'contact' actions of version 0; this build plays version 1"),
+        "contact on 9": (dict(meta, action_form="contact", action_form_version=actions.CONTACT_VERSION),
+                         "and \\(10,\\) \\(the flat \"shot\" mode, 'contact' actions\\)"),
+    }
+    for name, (sidecar, message) in cases.items():
+        path = tmp_path / f"{name.replace(' ', '_')}.zip"
+        shutil.copy(zip_path, path)
+        with open(model_paths(path)[1], "w") as f:
+            json.dump(sidecar, f)
+        if message is None:
+            assert LearnedAgent.load(path).action_form == "strike"
+        else:
+            with pytest.raises(ValueError, match=message):
+                LearnedAgent.load(path)
+
+
 def test_missing_or_malformed_files_are_refused(saved, tmp_path):
     zip_path, json_path = model_paths(saved)
     with pytest.raises(ValueError, match="no learned-agent model"):
