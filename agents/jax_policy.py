@@ -7,14 +7,17 @@ Plain arrays rather than flax modules: the whole model is a dict of a few arrays
 are (``.npz``) and read back with NumPy alone, the training loop differentiates it with
 ``jax.grad`` directly, and nothing beyond JAX is needed to play it.
 
-Action squashing, "clip": the policy is a Gaussian over R^9 whose sample is clipped into the
-action box [-1, 1]^9 when played; log-probabilities are those of the unclipped sample (as
+Action squashing, "clip": the policy is a Gaussian over R^n (n the action form's size,
+``billiards_env.actions.size``: 9 for "strike", 10 for "contact") whose sample is clipped into the
+action box [-1, 1]^n when played; log-probabilities are those of the unclipped sample (as
 Stable-Baselines3 does for its clipped Gaussian), so the PPO ratio is exact for the sample the
 learner drew. Deterministic play clips the mean.
 
 A checkpoint is two files side by side: ``name.npz`` (the arrays, keys ``pi/0/w``, ``pi/0/b``, ...,
 ``vf/...``, ``log_std``) and ``name.json`` (the sidecar: discipline, mode, observation contract
-as in ``agents.learned``, network sizes, activation, squashing, environment settings). A
+as in ``agents.learned``, the action form, network sizes, activation, squashing, environment
+settings). A "contact"-form policy plans by mapping each action to its strike from the state
+(``agents.learned.shots_of``). A
 checkpoint of another observation version is refused with both layouts in the message.
 
     agent = JaxPolicyAgent.load("results/train/three_cushion_jax/three_cushion_jax")   # ".npz" optional
@@ -22,6 +25,7 @@ checkpoint of another observation version is refused with both layouts in the me
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -34,8 +38,8 @@ import physics
 from physics.params import Params
 from rules import GameState, Rules
 from agents.learned import (
-    PolicyPlanner, _check_action, _check_observation, _jsonable, _observe_batch, _shots_batch, action_form_of,
-    check_observations, env_params_of, form_record,
+    PolicyPlanner, _check_action, _check_observation, _jsonable, _observe_batch, action_form_of, check_observations,
+    env_params_of, form_record, shots_of,
 )
 from agents.store import read_sidecar
 from billiards_env import actions as env_actions
@@ -71,16 +75,18 @@ def mlp(layers: list[dict], x: jax.Array) -> jax.Array:
     return x @ layers[-1]["w"] + layers[-1]["b"]
 
 
-def init_network(key: jax.Array, hidden: tuple[int, ...] = HIDDEN, log_std_init: float = 0.0) -> dict:
-    """A new policy-and-value network for the flat observation and the 9-dim action."""
+def init_network(key: jax.Array, hidden: tuple[int, ...] = HIDDEN, log_std_init: float = 0.0,
+                 n_actions: int = env_actions.N_ACTIONS) -> dict:
+    """A new policy-and-value network for the flat observation and the ``n_actions``-dim action
+    (9, the strike form's, by default; ``billiards_env.actions.size(form)``)."""
     k_pi, k_vf = jax.random.split(key)
-    n = env_actions.N_ACTIONS
+    n = n_actions
     return {"pi": init_mlp(k_pi, (OBS_SIZE, *hidden, n), 0.01), "vf": init_mlp(k_vf, (OBS_SIZE, *hidden, 1), 1.0),
             "log_std": jnp.full((n,), log_std_init, jnp.float32)}
 
 
 def mean_action(net: dict, obs: jax.Array) -> jax.Array:
-    """The Gaussian's mean, before clipping (..., 9)."""
+    """The Gaussian's mean, before clipping (..., n_actions)."""
     return mlp(net["pi"], obs)
 
 
@@ -108,10 +114,15 @@ def to_arrays(net: dict) -> dict[str, np.ndarray]:
     return out
 
 
-def from_arrays(arrays, hidden: tuple[int, ...]) -> dict:
-    """The network of ``to_arrays``' output with ``hidden`` layers; ValueError when an array is
-    missing or of the wrong shape."""
-    n = env_actions.N_ACTIONS
+def n_actions_of(net: dict) -> int:
+    """The network's action size (its policy's outputs)."""
+    return int(np.shape(net["log_std"])[0])
+
+
+def from_arrays(arrays, hidden: tuple[int, ...], n_actions: int = env_actions.N_ACTIONS) -> dict:
+    """The network of ``to_arrays``' output with ``hidden`` layers and ``n_actions`` outputs;
+    ValueError when an array is missing or of the wrong shape."""
+    n = n_actions
     net: dict = {"log_std": None, "pi": [], "vf": []}
     expected: dict[str, tuple[int, ...]] = {"log_std": (n,)}
     for part, out in (("pi", n), ("vf", 1)):
@@ -140,27 +151,35 @@ def checkpoint_paths(path: str | os.PathLike[str]) -> tuple[str, str]:
     return stem + ".npz", stem + ".json"
 
 
-@jax.jit
-def _play(net, ruleset, states, env_params):
-    return _shots_batch(play_action(net, _observe_batch(ruleset, states, env_params)), env_params)
+@functools.partial(jax.jit, static_argnames="form")
+def _play(net, ruleset, states, env_params, form="strike"):
+    return shots_of(play_action(net, _observe_batch(ruleset, states, env_params)), states, env_params, form)
 
 
 class JaxPolicyAgent(PolicyPlanner):
     """A network of ``init_network``'s form and what it was trained on.
 
     Arguments: net (the arrays), discipline, env: the environment settings of training (as
-    ``agents.LearnedAgent``: ``rule_options``, ``physics_options``, ``values``); info: anything
-    else for the sidecar (training settings, results).
+    ``agents.LearnedAgent``: ``rule_options``, ``physics_options``, ``values``, ``action``: the
+    action form, "strike" by default); info: anything else for the sidecar (training settings,
+    results); action_form: the form, when not in ``env`` (the sidecar's ``action_form`` on load).
+    The network's outputs must be the form's action size.
     """
 
     name = "jax_policy"
 
-    def __init__(self, net: dict, discipline: str, env: dict | None = None, info: dict | None = None):
+    def __init__(self, net: dict, discipline: str, env: dict | None = None, info: dict | None = None,
+                 action_form: str | None = None):
         env = {"mode": "shot", "obs_format": "flat", "rule_options": {}, "physics_options": {}, "values": {},
                **(env or {})}
         if env["mode"] != "shot" or env["obs_format"] != "flat":
             raise ValueError(f"a JaxPolicyAgent plays policies trained on the flat observation of \"shot\" mode, "
                              f"not mode={env['mode']!r}, obs_format={env['obs_format']!r}")
+        self.action_form = env_actions.check_form(env.get("action", "strike") if action_form is None else action_form)
+        n = env_actions.size(self.action_form)
+        if n_actions_of(net) != n:
+            raise ValueError(f"the network gives {n_actions_of(net)} action components; the {self.action_form!r} "
+                             f"form has {n}")
         self.net = jax.tree_util.tree_map(jnp.asarray, net)
         self.discipline = discipline
         self.env = env
@@ -171,7 +190,8 @@ class JaxPolicyAgent(PolicyPlanner):
 
     def sidecar(self) -> dict:
         return dict(format=SIDECAR_FORMAT, version=SIDECAR_VERSION, discipline=self.discipline, mode="shot",
-                    observation_size=OBS_SIZE, observation=env_observation.layout(), n_actions=env_actions.N_ACTIONS,
+                    observation_size=OBS_SIZE, observation=env_observation.layout(),
+                    n_actions=env_actions.size(self.action_form),
                     action=env_actions.ACTION_VERSION, **form_record(self.action_form),
                     network=dict(hidden=list(hidden_sizes(self.net)), activation=ACTIVATION,
                                  action_squashing=SQUASHING, log_std="state-independent"),
@@ -201,34 +221,34 @@ class JaxPolicyAgent(PolicyPlanner):
         _check_observation(meta.get("observation"), json_path)
         _check_action(meta.get("action"), json_path)
         form = action_form_of(meta, json_path)
-        if form != cls.action_form:
-            raise ValueError(f"{json_path}: a {form!r}-form policy; a JaxPolicyAgent plays {cls.action_form!r}-form "
-                             "policies only (its network gives the strike's 9 components)")
         network = meta.get("network") or {}
         if network.get("activation") != ACTIVATION or network.get("action_squashing") != SQUASHING:
             raise ValueError(f"{json_path}: network {network!r}; this code plays activation {ACTIVATION!r} with "
                              f"action_squashing {SQUASHING!r}")
         try:
             with np.load(npz_path) as arrays:
-                net = from_arrays(dict(arrays), tuple(int(h) for h in network.get("hidden", ())))
+                net = from_arrays(dict(arrays), tuple(int(h) for h in network.get("hidden", ())),
+                                  env_actions.size(form))
         except (OSError, ValueError) as error:
             raise ValueError(f"cannot read the JAX policy {npz_path}: {error}") from None
-        return cls(net, meta["discipline"], meta.get("env"), meta.get("info"))
+        return cls(net, meta["discipline"], meta.get("env"), meta.get("info"), action_form=form)
 
     # -- playing -------------------------------------------------------------------------------
 
     def act(self, observations: ArrayLike) -> np.ndarray:
-        """Deterministic actions in [-1, 1]^9 for flat observations, (OBS_SIZE,) or (N, OBS_SIZE)."""
+        """Deterministic actions in [-1, 1]^9 (^10 for the "contact" form, ``action_form``) for flat
+        observations, (OBS_SIZE,) or (N, OBS_SIZE)."""
         return np.asarray(play_action(self.net, jnp.asarray(check_observations(observations))))
 
     def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         """The strikes of the deterministic policy; pure JAX (traceable), so the agent also plays as
         an environment's built-in opponent (``as_policy``)."""
         self._check_rules(ruleset)
-        return _play(self.net, ruleset, states, self._env_params(params))
+        return _play(self.net, ruleset, states, self._env_params(params), form=self.action_form)
 
     def __repr__(self):
-        return f"JaxPolicyAgent({self.discipline!r}, hidden={list(hidden_sizes(self.net))})"
+        form = "" if self.action_form == "strike" else f", action={self.action_form!r}"
+        return f"JaxPolicyAgent({self.discipline!r}, hidden={list(hidden_sizes(self.net))}{form})"
 
 
 __all__ = ["JaxPolicyAgent", "init_network", "mean_action", "value", "play_action", "checkpoint_paths"]

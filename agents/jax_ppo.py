@@ -16,6 +16,10 @@ sample is clipped into the action box when played and its log-probability is the
 (``agents.jax_policy``: "clip" squashing). A truncated episode's last reward is bootstrapped with
 the value of its final observation (as Stable-Baselines3 does); "shot" episodes always terminate.
 
+The policy's action is the environment's form (``make_functional(..., action=form)``): its
+network has ``billiards_env.actions.size(form)`` outputs, its Gaussian as many components, and the
+trained planner records the form.
+
 The environments step on the physics lane pool (``billiards_env.runner.batch_step``, split over
 the devices by ``physics.devices``); ``env_step="vmap"`` steps them with a ``vmap`` of
 ``FunctionalEnv.step_autoreset`` instead, for comparison (slower: every shot of a batch then
@@ -163,7 +167,8 @@ class PPO:
 
     def agent(self, state: TrainState, env: dict | None = None, info: dict | None = None) -> JaxPolicyAgent:
         """The trained policy as a planner (env: the environment settings for its sidecar)."""
-        return JaxPolicyAgent(jax.device_get(state.net), self.env.discipline, env, info)
+        return JaxPolicyAgent(jax.device_get(state.net), self.env.discipline, env, info,
+                              action_form=self.env.action_form)
 
 
 _COMPILED: dict = {}
@@ -206,7 +211,8 @@ class _Trainer:
     def _init(self, seed, params) -> TrainState:
         key = jax.random.PRNGKey(seed)
         k_net, k_env, key = jax.random.split(key, 3)
-        net = init_network(k_net, tuple(self.config.hidden), self.config.log_std_init)
+        net = init_network(k_net, tuple(self.config.hidden), self.config.log_std_init,
+                           env_actions.size(self.env.action_form))
         env_state = self.env.init_batch(jax.random.split(k_env, self.config.n_envs), params)
         return TrainState(net, self.optimizer.init(net), devices.constrain_batch(env_state), key,
                           jnp.zeros((), jnp.int32))

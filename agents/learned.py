@@ -13,7 +13,10 @@ a model trained on another observation is refused when loaded, with both layouts
 
 The observation is the one the environment gives at the start of a "shot" episode (step count
 0). Only the strike is taken from the action: the choices some positions offer (ball in hand,
-re-spots, start side) are left at the referee's defaults, as for the other planners. The key is
+re-spots, start side) are left at the referee's defaults, as for the other planners. A model of
+the "contact" form (``action_form``, the sidecar's ``action_form``) gives (10,) actions, each
+mapped to its strike from the state as the contact environment does
+(``billiards_env.actions.contact_to_strike``, after the choices that keep the layout). The key is
 not used: the policy is deterministic.
 
 Stable-Baselines3 (and torch) are imported only when a model is loaded or saved, so ``import
@@ -115,13 +118,27 @@ def _shots_batch(action_batch, env_params):
 
 @jax.jit
 def _contact_shots_batch(action_batch, states, env_params):
-    """The strikes of contact-form actions, each aimed from its state as it lies (the choices left
-    at the referee's defaults, as for the strike form)."""
+    """The strikes of contact-form actions, as the contact environment plays them: the choices
+    applied first (``actions.apply_choices``), those that leave each layout as it lies
+    (``actions.kept_choices``: a planner's shot is played from the state it was planned from), then
+    the contact action mapped to its strike from that game (``actions.contact_to_strike``) and to
+    the shot (``actions.to_shot``)."""
     def shot(a, state):
-        strike = env_actions.contact_to_strike(env_actions.sanitize(a, "contact"), state, env_params)
-        return env_actions.to_shot(strike, env_params)
+        a = env_actions.sanitize(a, "contact")
+        a = jnp.concatenate([a[:-4], env_actions.kept_choices(state, env_params).astype(a.dtype)])
+        game = env_actions.apply_choices(env_params.rules, state, a, env_params.physics, "contact")
+        return env_actions.to_shot(env_actions.contact_to_strike(a, game, env_params), env_params)
 
     return jax.vmap(shot)(action_batch, states)
+
+
+def shots_of(action_batch, states, env_params, form: str = "strike"):
+    """The shots of a batch of actions of ``form`` planned from ``states`` (leaves (S, ...)):
+    the strike form mapped directly, the contact form aimed from each state
+    (``_contact_shots_batch``). Traceable."""
+    if env_actions.check_form(form) == "strike":
+        return _shots_batch(action_batch, env_params)
+    return _contact_shots_batch(action_batch, states, env_params)
 
 
 class PolicyPlanner(Planner):
@@ -153,9 +170,7 @@ class PolicyPlanner(Planner):
 
     def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
         obs = np.asarray(self.observe_batch(ruleset, states, params))
-        if self.action_form != "strike":
-            return _contact_shots_batch(self.act(obs), states, self._env_params(params))
-        return _shots_batch(self.act(obs), self._env_params(params))
+        return shots_of(self.act(obs), states, self._env_params(params), self.action_form)
 
     def _env_params(self, params):
         """The training ``EnvParams`` with the caller's physics (table, dtype)."""

@@ -15,6 +15,11 @@ the policy's strokes exactly): the defaults of evaluation and of the environment
   The default when an option only it has is given (``--algo sac``, ``--shaping``, ``--staged``,
   ``--threads``).
 
+``--action`` picks the policy's action form (``billiards_env.actions``, both backends): ``strike``
+(the default, the raw 9-component strike) or ``contact`` (10 components aimed at a chosen ball:
+target bucket, thickness, then speed, elevation, tip, choices). The saved model records it and
+plays it as a planner (``agents.learned.shots_of``).
+
 Both use the same settings, progress bar, evaluation and output files. Every ``--eval-every``
 timesteps the deterministic policy (the planner that evaluation commands load) plays one shot
 from each of ``--eval-layouts`` fixed random
@@ -63,7 +68,7 @@ same layouts (played once per run, before training): ``random_success_rate``,
 
 ``summary.json``:
 
-* ``discipline``, ``algorithm``, ``backend``; ``timesteps`` (training shots played),
+* ``discipline``, ``algorithm``, ``backend``, ``action_form`` (``--action``); ``timesteps`` (training shots played),
   ``selected_timesteps`` (those of the policy saved, ``--keep``).
 * ``final``: ``trained`` and ``random``, each the final comparison's row (the columns of
   ``curve.csv`` from ``layouts`` to ``foul_rate``), ``layouts``, ``trained_beats_random`` (the trained success
@@ -107,6 +112,7 @@ from tqdm import tqdm
 import rules
 from agents import ExecutionNoise, RandomAgent, execute, net_points, random_states, shooter_points
 from agents.learned import LearnedAgent
+from billiards_env.actions import FORMS
 from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
 from agents.stats import mean_ci, wilson
 from experiments.common import NOISE_HELP, begin, machine_info, need, noise_arg, write_csv
@@ -142,7 +148,7 @@ def make_venv(args):
             return official + np.float32(self.shaping_weight) * carom_progress(carom, cushions, self.params)
 
     venv = ShapedVecEnv(args.discipline, num_envs=args.n_envs, mode="shot", seed=args.seed, lanes=args.lanes,
-                        fused=not args.staged, **env_values(args))
+                        fused=not args.staged, action=args.action, **env_values(args))
     venv.shaping_weight = args.shaping_weight if args.shaping == "carom" else 0.0
     return venv
 
@@ -235,7 +241,7 @@ class Tracker:
         self.recent: list = []  # official training rewards since the last evaluation
         self.eval_seconds = 0.0
         self.next_eval = 0
-        self.best = None  # (mean official reward, timesteps, policy snapshot) of the best evaluation
+        self.best: tuple | None = None  # (mean official reward, timesteps, policy snapshot) of the best evaluation
         self.bar = tqdm(total=args.timesteps, unit="step", dynamic_ncols=True, smoothing=0.05)
 
     def due(self, timesteps: int) -> bool:
@@ -366,6 +372,9 @@ def parse_args(argv=None):
                         help="jax: PPO in plain JAX, every update one compiled call (the faster, the default); "
                              "sb3: Stable-Baselines3 (PPO or SAC) on the SB3 adapter (the default when an option "
                              "only it has is given: --algo sac, --shaping, --staged, --threads)")
+    parser.add_argument("--action", default="strike", choices=FORMS,
+                        help="the action form the policy gives (billiards_env.actions): strike, the raw 9-component "
+                             "strike, or contact, 10 components aimed at a chosen ball (target, thickness, ...)")
     parser.add_argument("--timesteps", type=int, default=500_000, help="training shots")
     parser.add_argument("--max-minutes", type=float, help="stop training after this wall time (minutes)")
     parser.add_argument("--n-envs", type=int, help="environments per batched step (ppo 512, sac 64)")
@@ -496,7 +505,7 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     from agents.jax_ppo import PPO
     from billiards_env import make_functional
 
-    env = make_functional(args.discipline, "shot", **env_values(args))
+    env = make_functional(args.discipline, "shot", action=args.action, **env_values(args))
     shots = args.n_envs * args.n_steps
     updates = max(1, -(-args.timesteps // shots))
     ppo = PPO(env, ppo_config(args, updates))
@@ -542,7 +551,8 @@ def update_timings(seconds: list, shots: int) -> dict:
 
 
 def curve_title(args) -> str:
-    return f"{args.discipline}, {args.algo.upper()}" + (" (JAX)" if args.backend == "jax" else " (SB3)")
+    form = "" if args.action == "strike" else f", {args.action} actions"
+    return f"{args.discipline}, {args.algo.upper()}" + (" (JAX)" if args.backend == "jax" else " (SB3)") + form
 
 
 # The optional packages each backend imports (pyproject's extras: jax, rl; "all" has both).
@@ -580,7 +590,8 @@ def main(argv=None):
     start_distributed(args)
     os.makedirs(args.out, exist_ok=True)
     start_time = time.perf_counter()
-    env_settings = dict(mode="shot", obs_format="flat", rule_options={}, physics_options={}, values=env_values(args))
+    env_settings = dict(mode="shot", obs_format="flat", rule_options={}, physics_options={}, values=env_values(args),
+                        action=args.action)
     trained = (train_jax if args.backend == "jax" else train_sb3)(args, env_settings, start_time)
     tracker, rows = trained.tracker, trained.tracker.rows
 
@@ -604,7 +615,8 @@ def main(argv=None):
 
     wall_shots_per_s = trained.timesteps / max(1e-9, trained.train_seconds)
     summary = dict(
-        discipline=args.discipline, algorithm=args.algo, backend=args.backend, timesteps=trained.timesteps,
+        discipline=args.discipline, algorithm=args.algo, backend=args.backend, action_form=args.action,
+        timesteps=trained.timesteps,
         selected_timesteps=trained.selected,
         final=dict(trained=final, random=random_final, layouts=args.final_layouts,
                    trained_beats_random=final["ci_low"] > random_final["ci_high"]),
