@@ -1,65 +1,24 @@
 """The action: a vector in [-1, 1]^9 ("strike", the raw cue strike) or [-1, 1]^10 ("contact", the
 strike aimed at a chosen ball), mapped to a cue strike and to the choices some positions offer.
 
-The form is the environment's ``action=`` option (``FORMS``; "strike" by default). The "strike"
-form:
+The form is the environment's ``action=`` option (``FORMS``; "strike" by default). Both forms are
+tabled component by component in docs/design.md, "The action forms"; in short:
 
-=====  ==========  ==========================================================================
-index  name        meaning (each component in [-1, 1]; ``params`` hold the ranges)
-=====  ==========  ==========================================================================
-0      aim         phi, the aim direction: -1..1 -> -180..180 deg, 0 along +x (towards the TOP
-                   cushion), counter-clockwise (towards the LEFT cushion)
-1      speed       V0, the cue speed: -1..1 -> v_min..v_max (default 0.5..8 m/s), linear
-2      elevation   theta, the cue elevation: level (0 deg) up to RAISED_FROM (0.8), then rising
-                   linearly to theta_max at 1 (default 80 deg: jumps and massé)
-3, 4   tip         (u, v) on the square mapped onto the disc of radius offset_max (default 0.5 R)
-                   by radial stretching: (a, b) = offset_max * max(|u|, |v|) * (u, v) / |(u, v)|;
-                   a is the side offset (+ right english), b the height (+ follow, - draw)
-5      place       ball in hand (H-6.4): the red on the cross axis at -1..1 -> 0..1 of the way
-                   from the RIGHT (y = 0) to the LEFT cushion, moved to the nearest legal place.
-                   Used only when the observation offers ball in hand
-6      base_spot   H-7.3: < 0 the bottom base spot, >= 0 the top one, for the jumped target ball.
-                   Used only when the observation offers the base-spot choice
-7      respot      C-12.7 a, C-13.3 a: > 0 has the frozen balls re-spotted. Used only when the
-                   observation offers the re-spot
-8      side        C-2.1 c: in the starting position, < 0 the right head-string spot for the
-                   shooter's ball, >= 0 the left one. Used only when the observation offers it
-=====  ==========  ==========================================================================
+- "strike" (``NAMES``): aim (phi over -180..180 deg), speed (V0 over v_min..v_max), elevation
+  (level up to ``RAISED_FROM``, then up to theta_max), tip (u, v) on the square mapped onto the disc
+  of offset_max, then the choices place (H-6.4), base_spot (H-7.3), respot (C-12.7 a, C-13.3 a)
+  and side (C-2.1 c), each used only when the observation offers it. The all-zeros action is a
+  level, centre-ball shot at 4.25 m/s along +x; uniform actions raise the cue one time in ten.
+- "contact" (``CONTACT_NAMES``): target (ten buckets, ``TARGETS``: either object ball in the
+  observation's order, ``observation.ball_order``, directly or at its mirror image across one
+  cushion's reflection line), thickness (the aim from the cue ball to the target turned by
+  asin(thickness 2R / d): 0 full ball, +-1 grazing either side), then the strike form's speed,
+  elevation, tip and choices. ``contact_to_strike`` gives the strike action it asks for, from the
+  game state after the choices are applied.
 
-The centre of the box, the all-zeros action, is a plain shot: a level cue, medium speed (4.25 m/s),
-the centre of the ball, aimed along +x. Uniform random actions play a raised cue one time in ten
-(elevation components above 0.8, a tenth of the range), as a player does. ``ACTION_VERSION``
-names this mapping; a saved policy trained on another one is refused when loaded.
-
-The "contact" form aims at a ball instead of a direction (``contact_to_strike``: the strike
-action it asks for, computed from the game state after the choices are applied):
-
-=====  ==========  ==========================================================================
-index  name        meaning
-=====  ==========  ==========================================================================
-0      target      ten equal buckets of [-1, 1] (``TARGETS``), bucket k = floor(5 (x + 1)),
-                   9 at 1: the object ball k // 5 (0: the first object ball, 1: the second, in
-                   the observation's order, ``observation.ball_order``: carom the other
-                   player's ball then the red, Hungarian the white then the yellow) and the
-                   route k % 5: 0 direct, 1..4 off the BOTTOM, TOP, RIGHT, LEFT cushion first
-                   (aimed at the ball's mirror image across that cushion's reflection line, the
-                   line a ball centre reaches at the cushion: the playing area shrunk by
-                   ``cushion_reach``). The all-zeros action aims directly at the second ball
-1      thickness   the hit across the (mirrored) target: the aim is the direction from the cue
-                   ball to the target's centre turned counter-clockwise by
-                   asin(clip(thickness 2R / d, -1, 1)) (d the distance between the centres).
-                   0 full ball; +1 the cue ball passes on the target's left as the shooter sees
-                   it, grazing its left edge (the object ball is driven to the right); -1 the
-                   mirror image. Every thickness in (-1, 1) of a direct target meets the ball
-                   when nothing is in the way (and the cue's squirt and swerve do not carry the
-                   cue ball past it)
-2..5   speed ...   speed, elevation, tip u, tip v: the strike form's components 1..4
-6..9   place ...   place, base_spot, respot, side: the strike form's components 5..8
-=====  ==========  ==========================================================================
-
-``CONTACT_VERSION`` names the contact mapping (``VERSIONS``: each form's version); a saved
-policy records its form and is refused by an environment of another form. The built-in opponent
-("game" mode) always plays strike-form actions, whatever the environment's form.
+``VERSIONS`` names each form's mapping (``ACTION_VERSION`` the strike's, ``CONTACT_VERSION`` the
+contact's); a saved policy records its form and version and is refused by an environment of
+another. The built-in opponent ("game" mode) always plays strike-form actions.
 
 Components that do not apply to the position are ignored. Inside ``jit`` nothing can raise, so
 the functional step replaces NaN by 0 and clips to [-1, 1]; the Python adapters raise ValueError
