@@ -27,21 +27,7 @@ layouts: success rate (the shot scored) with its 95 % Wilson interval and the me
 reward. At the end, the trained policy and the random player (``agents.RandomAgent``) play the
 same ``--final-layouts`` fresh random layouts.
 
-Defaults, and why (one-shot episodes are a contextual bandit: the discount and GAE do not matter,
-the return is the shot's reward):
-
-* PPO: 512 environments x 8 steps = 4,096 shots per update (a batched JAX step is cheap, the
-  torch update is not), minibatches of 512, 10 epochs, learning rate 1e-3 falling linearly to 0,
-  initial action std 1 (``log_std_init`` 0: the clipped Gaussian covers the whole [-1, 1] box, so
-  the first rollouts explore like the random player), no entropy bonus, tanh MLPs of two hidden
-  layers of 64 (about 250 kB saved: small enough to commit). Short three-cushion runs (400,000
-  shots) with 4 epochs and 3e-4 learned one shot for every layout (full speed, level cue, a fixed
-  aim) and stopped improving; 10 epochs at 1e-3 kept improving and made the aim depend on the
-  layout.
-* SAC: 64 environments, one update of 8 gradient steps (minibatches of 256) per batched step,
-  replay buffer 200,000, learning starts after 2,048 shots, learning rate 3e-4, automatic entropy
-  coefficient, two hidden layers of 64.
-* torch on ``--threads`` threads (default 1: JAX simulates on the others).
+The defaults, and why (one-shot episodes are a contextual bandit), are in docs/training.md.
 
 Reward shaping is off by default. ``--shaping carom`` adds to the training reward only
 ``--shaping-weight`` times a carom hint (``carom_progress``: 0 without a carom, else growing with
@@ -58,36 +44,7 @@ curve ``curve.csv`` and ``curve.png`` (rewritten at every periodic evaluation), 
 deterministic policy's success moves by a few points from one update to the next); the final
 comparison is on other, fresh layouts, so it is not biased by that choice.
 
-``curve.csv``, a row per periodic evaluation: ``timesteps`` (training shots so far), ``seconds``
-(wall time since the command started), ``train_reward`` (mean official reward of the training
-rollouts since the last row; empty before the first), ``layouts``, ``successes``, ``success_rate``
-with its 95 % Wilson interval ``ci_low``, ``ci_high``, ``mean_reward`` (official) with its 95 %
-interval ``reward_ci_low``, ``reward_ci_high``, ``foul_rate``, and the random player's level on the
-same layouts (played once per run, before training): ``random_success_rate``,
-``random_mean_reward``. ``curve.png`` draws them, the random player as a grey line.
-
-``summary.json``:
-
-* ``discipline``, ``algorithm``, ``backend``, ``action_form`` (``--action``); ``timesteps`` (training shots played),
-  ``selected_timesteps`` (those of the policy saved, ``--keep``).
-* ``final``: ``trained`` and ``random``, each the final comparison's row (the columns of
-  ``curve.csv`` from ``layouts`` to ``foul_rate``), ``layouts``, ``trained_beats_random`` (the trained success
-  rate's interval above the random player's).
-* ``periodic_evaluation``: ``layouts``, ``last`` (the last row of ``curve.csv``), ``random`` (the
-  random player's row on those layouts).
-* ``timings``, in seconds unless named per second: ``setup_s`` (environments, the random
-  player's evaluation, the policy's initialisation, before the first training step), ``train_s``
-  (the training loop: compilation, training steps and the periodic evaluations),
-  ``train_evaluation_s`` (the periodic evaluations within it), ``final_evaluation_s``,
-  ``total_s`` (the whole command); ``wall_shots_per_s``: training shots per second of the training
-  loop's wall clock (``timesteps / train_s``), its compilation and periodic evaluations included,
-  so far below the rate of the steps themselves in a short run; jax backend only:
-  ``first_update_s`` (the first update, which compiles) and ``compiled_shots_per_s``: training
-  shots per second of the updates after the first, compilation and evaluations excluded (the
-  rate a long run approaches).
-* ``settings`` (every option), ``env`` (the environment's settings written into the sidecar),
-  ``reward`` (in words), ``files`` (``model``, ``sidecar``, ``exported``, ``model_bytes``),
-  ``machine`` (platform, CPUs and load, library versions).
+Every column of ``curve.csv`` and every key of ``summary.json`` is described in docs/training.md.
 
 The jax backend needs optax, the sb3 backend Stable-Baselines3 and torch: ``pip install -e
 ".[all]"`` installs both (the command stops with that line when one is missing).
