@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import sys
 import time
 
 from agents import arena
@@ -46,7 +47,11 @@ GUIDED = "guided:shots=8192"  # the guided search at the search's own budget
 def agent_specs(learned: bool) -> list[str]:
     """The agents of the demonstration; the learned one only if it can be loaded here."""
     specs = ["random", "geometric"]
-    if learned and os.path.exists(MODEL) and importlib.util.find_spec("stable_baselines3") is not None:
+    if learned and not os.path.exists(MODEL):
+        print(f"the learned agent is left out: its model {os.path.relpath(MODEL)} is not here", file=sys.stderr)
+    elif learned and importlib.util.find_spec("stable_baselines3") is None:
+        print('the learned agent is left out: it needs Stable-Baselines3 (pip install -e ".[all]")', file=sys.stderr)
+    elif learned:
         specs.append(f"learned:{os.path.relpath(MODEL)}")
     return specs + ["policy", GUIDED, "search"]
 

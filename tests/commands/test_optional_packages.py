@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import pathlib
 import re
 import subprocess
@@ -133,3 +134,16 @@ def test_summary_keys_are_documented_and_the_old_rate_names_are_gone():
              and re.search(r"training_steps_per_s|steady_steps_per_s", (ROOT / path).read_text(errors="ignore"))
              and path != "tests/commands/test_optional_packages.py"]
     assert not stale
+
+
+def test_the_demo_says_why_it_leaves_the_learned_agent_out(monkeypatch, capsys):
+    from experiments import demo
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "stable_baselines3" else real(name, *a))
+    assert not any(spec.startswith("learned:") for spec in demo.agent_specs(learned=True))
+    assert "needs Stable-Baselines3" in capsys.readouterr().err
+    monkeypatch.setattr(demo, "MODEL", "no/such/model.zip")
+    demo.agent_specs(learned=True)
+    assert "no/such/model.zip is not here" in capsys.readouterr().err
