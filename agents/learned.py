@@ -28,6 +28,7 @@ agents`` does not need the optional ``rl`` extra.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from typing import TYPE_CHECKING
@@ -111,34 +112,20 @@ def _observe_batch(ruleset, states, env_params):
     return jax.vmap(lambda s: observe(ruleset, s, env_params, step_count))(states)
 
 
-@jax.jit
-def _shots_batch(action_batch, env_params):
-    return jax.vmap(lambda a: env_actions.to_shot(env_actions.sanitize(a), env_params))(action_batch)
+@functools.partial(jax.jit, static_argnames="form")
+def shots_of(action_batch, states, env_params, form: str = "strike"):
+    """The shots of a batch of actions of ``form`` planned from ``states`` (leaves (S, ...)), as the
+    environment of that form plays them (``actions.resolve``), with the choices that leave each
+    layout as it lies (``actions.kept_choices``: a planner's shot is played from the state it was
+    planned from). Traceable."""
+    env_actions.check_form(form)
 
-
-@jax.jit
-def _contact_shots_batch(action_batch, states, env_params):
-    """The strikes of contact-form actions, as the contact environment plays them: the choices
-    applied first (``actions.apply_choices``), those that leave each layout as it lies
-    (``actions.kept_choices``: a planner's shot is played from the state it was planned from), then
-    the contact action mapped to its strike from that game (``actions.contact_to_strike``) and to
-    the shot (``actions.to_shot``)."""
     def shot(a, state):
-        a = env_actions.sanitize(a, "contact")
+        a = env_actions.sanitize(a, form)
         a = jnp.concatenate([a[:-4], env_actions.kept_choices(state, env_params).astype(a.dtype)])
-        game = env_actions.apply_choices(env_params.rules, state, a, env_params.physics, "contact")
-        return env_actions.to_shot(env_actions.contact_to_strike(a, game, env_params), env_params)
+        return env_actions.resolve(a, state, env_params, form)[1]
 
     return jax.vmap(shot)(action_batch, states)
-
-
-def shots_of(action_batch, states, env_params, form: str = "strike"):
-    """The shots of a batch of actions of ``form`` planned from ``states`` (leaves (S, ...)):
-    the strike form mapped directly, the contact form aimed from each state
-    (``_contact_shots_batch``). Traceable."""
-    if env_actions.check_form(form) == "strike":
-        return _shots_batch(action_batch, env_params)
-    return _contact_shots_batch(action_batch, states, env_params)
 
 
 class PolicyPlanner(Planner):

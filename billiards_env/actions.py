@@ -272,6 +272,16 @@ def to_strike(action, game, params, form: str = "strike"):
     return action if check_form(form) == "strike" else contact_to_strike(action, game, params)
 
 
+def resolve(action, game, params, form: str = "strike"):
+    """(game, shot): an action of ``form`` played from ``game`` (a ``rules.GameState``), as the
+    environments play it and the learned planners plan it: sanitized, its choices written into the
+    game (``apply_choices``), then the strike it asks for from that game (``to_strike``,
+    ``to_shot``; no noise). Pure and jittable."""
+    action = sanitize(action, form)
+    game = apply_choices(params.rules, game, action, params.physics, form)
+    return game, to_shot(to_strike(action, game, params, form), params)
+
+
 def choices_of(action, form: str = "strike"):
     """(4,) the choice components (place, base spot, re-spot, side) of an action of ``form``."""
     return jnp.asarray(action)[size(form) - 4:]

@@ -156,11 +156,9 @@ def _prepare(cfg, params, game, action, key, skip, form: str = "strike"):
     ``skip`` or when the params are invalid, and ``judge`` voids the shot). ``action`` is of
     ``form``; a contact-form action is mapped to its strike from the game after the choices
     (``actions.contact_to_strike``)."""
-    action = actions.sanitize(action, form)
-    game = actions.apply_choices(params.rules, game, action, params.physics, form)
-    action = actions.to_strike(action, game, params, form)
+    game, shot = actions.resolve(action, game, params, form)
     skip = skip | ~params_are_valid(params)
-    return strike(game, actions.to_shot(action, params), key, params.physics, params.noise, cfg.pin, skip)
+    return strike(game, shot, key, params.physics, params.noise, cfg.pin, skip)
 
 
 def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
