@@ -1,6 +1,6 @@
 """``GeometricAgent``: aims by geometry alone (no simulation).
 
-For every candidate line of the discipline (``agents.geometry``: ghost-ball caroms, mirror-image
+For every candidate line of the discipline (``aiming.geometry``: ghost-ball caroms, mirror-image
 cushion lines for one- and three-cushion, ball-first and "bank" lines, and for the Hungarian
 game pin lines) it computes a quality and a speed, and plays the best line: the quality times
 what the line scores (Hungarian: 50 for the pin, 10 for a carom). On the break of a carom game
@@ -11,50 +11,19 @@ model the cue ball's spin at the contact and its curve afterwards only roughly.
 """
 from __future__ import annotations
 
-import functools
 
 import jax
 import jax.numpy as jnp
 
 import physics
 from physics.params import Params
-import rules
-from agents import geometry
+from aiming import geometry
+from aiming.lines import line_set, lines_batch  # noqa: F401 (the lines the agent ranks, where callers found them)
 from agents.base import Planner, clip_shot
 from rules import GameState, PinState, Rules
 from rules.state import RED_CAROM
 
 FALLBACK_V0 = 3.0  # m/s, the shot played when no line is possible
-
-
-def line_set(ruleset, state, params, table=None, check_obstacles=True, rolling=True):
-    """``geometry.Lines`` of one state (pure; vmap over states), and their values (points)."""
-    table = geometry.line_table_for(ruleset) if table is None else table
-    return _line_set(table, ruleset.is_hungarian, ruleset.pin_radius, state, params, check_obstacles, rolling)
-
-
-def _line_set(table, hungarian, pin_radius, state, params, check_obstacles=True, rolling=True):
-    pin = rules.pin.in_play(state) if hungarian else None
-    stands = state.pin_state == PinState.STANDING
-    found = geometry.lines(table, state.positions, state.cue_ball, params, pin, pin_radius, check_obstacles, rolling,
-                           stands)
-    return found, geometry.line_values(table, hungarian, state.positions.dtype)
-
-
-@functools.partial(jax.jit, static_argnames=("cushions", "hungarian", "rolling"))
-def _lines_batch(cushions, hungarian, pin_radius, states, params, rolling=True):
-    table = geometry.line_table(cushions, hungarian)
-    found, values = jax.vmap(lambda s: _line_set(table, hungarian, pin_radius, s, params, rolling=rolling))(states)
-    return found, values[0]
-
-
-def lines_batch(ruleset, states, params, rolling: bool = True):
-    """``line_set`` over a batch of states: (Lines with leaves (S, n_lines), values (n_lines,)).
-    Compiled once per kind of line table (not per discipline) and shared by the geometric and
-    the search agents. ``rolling=False`` leaves out the rolling model of the cue ball's path
-    after the first contact (``geometry.lines``): cruder aims, in about half the time."""
-    return _lines_batch(geometry.line_cushions(ruleset), ruleset.is_hungarian, ruleset.pin_radius, states, params,
-                        rolling)
 
 
 def pick_line(found, values, state, params):

@@ -8,7 +8,7 @@ opponent's prospects after a miss are not counted: this is the inning's value, n
 term.
 
 V is an MLP (``agents.nets``) of ``state_features``: the layout in the canonical frame the
-success model sees too (``agents.frame``: the table's mirror symmetries, the object balls
+success model sees too (``aiming.frame``: the table's mirror symmetries, the object balls
 ordered by distance to the cue ball; the fields and anchors of balkline and straight rail are
 symmetric too, docs/rules.md C-11.1, C-12.2) and the run's counters the restrictions read (the
 pure caroms, H-6.3; the field and anchor being counted and their caroms over the limit, C-11.2,
@@ -31,7 +31,7 @@ import jax.numpy as jnp
 
 from physics.params import Params
 from agents import store
-from agents.frame import frame, layout_features
+from aiming.frame import frame, layout_features
 from agents.nets import mlp_apply, read_layers, save_layers
 from agents.store import MODELS_DIR, nearest_scale, noise_variants, read_sidecar
 from rules import GameState, Rules

@@ -47,17 +47,16 @@ import physics
 from physics.execution import OFFSET_MAX, V0_MAX, V0_MIN, perturb, shot_array, shot_from_array
 from physics.params import Params
 from physics.simulate import DEFAULT_LANES
-from agents import geometry
+from aiming import geometry
 from agents.base import (
     ExecutionNoise, Planner, clip_shot, disc_from_uniform, normal_from_uniform, pin_for_simulation,
 )
-from agents.geometric import line_set, lines_batch
+from aiming.lines import best_lines, line_set
 from agents.leave import values_of
 from agents.play import net_points
 from agents.random_agent import shots_from_uniform
 from agents.screen import screen_keys
-from rules import GameState, PinState, Rules, referee_batch
-from rules.state import RED_CAROM
+from rules import GameState, Rules, referee_batch
 
 SEED_AIM_SIGMAS = (0.3, 1.0, 3.0)  # degrees
 SEED_SPEED_SIGMA = 0.3  # log-normal factor on the line's speed
@@ -135,27 +134,6 @@ class SearchConfig:
 
 
 # --- round 1: candidates ---------------------------------------------------------------------
-
-def best_lines(ruleset: Rules, states: GameState, params: Params, seeds: int, rolling: bool = True):
-    """The best geometric lines of each state, at most ``seeds`` of them: (score, phi, V0, b),
-    each (S, k); the lines the search's round-1 candidates perturb. No simulation. ``rolling``:
-    see ``agents.geometric.lines_batch``."""
-    found, values = lines_batch(ruleset, states, params, rolling)
-    return _best_lines(found, values, states, max(1, min(seeds, values.shape[0])))
-
-
-@functools.partial(jax.jit, static_argnames=("k",))
-def _best_lines(found, values, states, k: int):
-    """The k best lines of each state: (score, phi, V0, b), each (S, k). On the break of a
-    carom game, lines off the red first (rule C-2.2)."""
-    score = found.quality * values
-    off_red = found.first_ball == RED_CAROM
-    pending = (states.first_carom_pending & (states.pin_state == PinState.NO_PIN))[:, None]
-    score = jnp.where(pending & ~off_red, 0.0, score)
-    top_score, top = jax.lax.top_k(score, k)
-    take = lambda x: jnp.take_along_axis(x, top, -1)  # noqa: E731
-    return top_score, take(found.phi), take(found.V0), take(found.b)
-
 
 def _seed_shots(best, params, u, n_seeded: int):
     """(n_seeded,) shots around the best geometric lines of one state (random where none);

@@ -46,7 +46,7 @@ MAX_OPPONENT_SHOTS = 64  # a run of the built-in opponent longer than this trunc
 
 
 # Rule leaves a planner reads as Python numbers, because they shape its work (the cushions
-# required set the size of its line tables, ``agents.geometry``).
+# required set the size of its line tables, ``aiming.geometry``).
 PLANNER_STATIC_RULES = ("cushions_required",)
 
 

@@ -74,7 +74,7 @@ from agents import (
     ExecutionNoise, GeometricAgent, RandomAgent, SearchAgent, execute, net_points, random_states, shooter_points,
 )
 from agents.base import index_tree
-from agents.frame import frame
+from aiming.frame import frame
 from agents.nets import ensemble, mlp_apply, mlp_init
 from agents.policy import PolicyAgent, save_model, target_for
 from agents.search import SearchConfig, best_lines, play_candidates

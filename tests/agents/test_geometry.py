@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import physics
-from agents import geometry
+from aiming import geometry
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,9 @@ import numpy as np
 import physics
 import pytest
 
-from agents.frame import canonical_shot, frame
-from agents.success import (
-    FEATURE_VERSIONS, PATH_CUSHIONS, _spin_at_hit, correction, hit_features, line_correction, pair_features,
-    path_features,
-)
+from aiming.frame import canonical_shot, frame
+from agents.success import correction, line_correction
+from aiming.features import FEATURE_VERSIONS, PATH_CUSHIONS, _spin_at_hit, hit_features, pair_features, path_features
 
 PARAMS = physics.default_params()
 LAYOUT = jnp.array([[0.9, 0.4], [2.1, 1.0], [1.6, 0.3]])

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("physics", "rules", "billiards_env", "agents", "experiments", "tests")
+PACKAGES = ("physics", "rules", "aiming", "billiards_env", "agents", "experiments", "tests")
 
 CLAUSE = re.compile(r"\b[HCO]-\d+(?:\.\d+)*")
 DOCUMENT = re.compile(r"\bdocs/[\w/-]+\.md\b")

@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("physics", "rules", "billiards_env", "agents", "experiments")
+PACKAGES = ("physics", "rules", "aiming", "billiards_env", "agents", "experiments")
 
 
 def _private(name: str) -> bool:

@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("physics", "rules", "billiards_env", "agents", "experiments")
+PACKAGES = ("physics", "rules", "aiming", "billiards_env", "agents", "experiments")
 DOC_LINES = 40
 COMMAND_DOC_LINES = 60
 COMMON_LINES = 200

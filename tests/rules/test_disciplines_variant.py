@@ -33,7 +33,8 @@ STRAIGHT_AT_CENTRE = np.array([0.0, -0.6, -1.0, 0, 0, 0, 0, 0, 0], np.float32)  
 
 ROOT = Path(__file__).resolve().parents[2]
 # The library and the experiments' shared helpers; the experiments themselves may name disciplines to run.
-SCANNED = [p for pkg in ("physics", "rules", "billiards_env", "agents") for p in sorted((ROOT / pkg).rglob("*.py"))
+LIBRARY = ("physics", "rules", "aiming", "billiards_env", "agents")
+SCANNED = [p for pkg in LIBRARY for p in sorted((ROOT / pkg).rglob("*.py"))
            if p != ROOT / "rules" / "disciplines.py"] + [ROOT / "experiments" / "common.py"]
 
 

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 
 import physics
 from physics.params import Params
-from agents import geometry
+from aiming import geometry
 
 
 class Frame(NamedTuple):
