@@ -18,7 +18,9 @@ the value of its final observation (as Stable-Baselines3 does); "shot" episodes 
 
 The policy's action is the environment's form (``make_functional(..., action=form)``): its
 network has ``billiards_env.actions.size(form)`` outputs, its Gaussian as many components, and the
-trained planner records the form.
+trained planner records the form. On the "lines" form the policy is categorical over the
+candidates (``agents.jax_policy.logits``: one scorer for every candidate), its entropy that of the
+softmax.
 
 The environments step on the physics lane pool (``billiards_env.runner.batch_step``, split over
 the devices by ``physics.devices``); ``env_step="vmap"`` steps them with a ``vmap`` of
@@ -37,7 +39,7 @@ import optax
 
 from physics import devices
 from physics.simulate import DEFAULT_LANES
-from agents.jax_policy import JaxPolicyAgent, init_network, mean_action, value
+from agents.jax_policy import JaxPolicyAgent, init_network, logits, mean_action, value
 from billiards_env import actions as env_actions
 from billiards_env.functional import FunctionalEnv
 from billiards_env.modes import shooter_reward
@@ -120,6 +122,17 @@ def entropy(log_std):
     return jnp.sum(log_std + 0.5 * jnp.log(2.0 * jnp.pi * jnp.e))
 
 
+def categorical_log_prob(index, logit):
+    """Log-probability of the candidates ``index`` (...) under the softmax of ``logit`` (..., K)."""
+    return jnp.take_along_axis(jax.nn.log_softmax(logit), index[..., None].astype(jnp.int32), -1)[..., 0]
+
+
+def categorical_entropy(logit):
+    """Mean entropy of the softmax of ``logit`` (..., K)."""
+    log_p = jax.nn.log_softmax(logit)
+    return jnp.mean(-jnp.sum(jnp.exp(log_p) * log_p, -1))
+
+
 def gae(traj: Transition, last_value, gamma: float, lam: float):
     """(advantages, returns), (n_steps, n_envs) each: generalised advantage estimation."""
 
@@ -187,6 +200,7 @@ class _Trainer:
     def __init__(self, env: FunctionalEnv, config: PPOConfig):
         self.env = env
         self.config = c = config
+        self.categorical = env.action_form == "lines"
         steps = c.total_updates * c.epochs * c.minibatches
         lr = optax.linear_schedule(c.lr, 0.0, steps) if c.lr_schedule == "linear" else c.lr
         self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
@@ -212,7 +226,7 @@ class _Trainer:
         key = jax.random.PRNGKey(seed)
         k_net, k_env, key = jax.random.split(key, 3)
         net = init_network(k_net, tuple(self.config.hidden), self.config.log_std_init,
-                           env_actions.size(self.env.action_form))
+                           env_actions.size(self.env.action_form), self.env.action_form)
         env_state = self.env.init_batch(jax.random.split(k_env, self.config.n_envs), params)
         return TrainState(net, self.optimizer.init(net), devices.constrain_batch(env_state), key,
                           jnp.zeros((), jnp.int32))
@@ -224,15 +238,20 @@ class _Trainer:
             env_state, key = carry
             key, k_act, k_env = jax.random.split(key, 3)
             obs = env_state.observation
-            mean = mean_action(net, obs)
-            raw = mean + jnp.exp(net["log_std"]) * jax.random.normal(k_act, mean.shape)
-            played = jnp.clip(raw, env_actions.LOW, env_actions.HIGH)
+            if self.categorical:
+                logit = logits(net, obs)
+                raw = played = jax.random.categorical(k_act, logit).astype(jnp.int32)
+                log_p = categorical_log_prob(raw, logit)
+            else:
+                mean = mean_action(net, obs)
+                raw = mean + jnp.exp(net["log_std"]) * jax.random.normal(k_act, mean.shape)
+                played = jnp.clip(raw, env_actions.LOW, env_actions.HIGH)
+                log_p = log_prob(raw, mean, net["log_std"])
             following, stepped = self._step(env_state, played, k_env, params)
             official = shooter_reward(env_state, stepped)
             cut = stepped.truncated & ~stepped.terminated
             reward = official + c.gamma * jnp.where(cut, value(net, stepped.observation), 0.0)
-            t = Transition(obs, raw, log_prob(raw, mean, net["log_std"]), value(net, obs), reward, stepped.done,
-                           official)
+            t = Transition(obs, raw, log_p, value(net, obs), reward, stepped.done, official)
             return (devices.constrain_batch(following), key), t
 
         (env_state, key), traj = jax.lax.scan(one, (env_state, key), None, length=c.n_steps)
@@ -240,12 +259,16 @@ class _Trainer:
 
     def _loss(self, net, mb):
         c = self.config
-        mean = mean_action(net, mb["obs"])
-        ratio = jnp.exp(log_prob(mb["raw_action"], mean, net["log_std"]) - mb["log_prob"])
+        if self.categorical:
+            logit = logits(net, mb["obs"])
+            new_log_p, ent = categorical_log_prob(mb["raw_action"], logit), categorical_entropy(logit)
+        else:
+            mean = mean_action(net, mb["obs"])
+            new_log_p, ent = log_prob(mb["raw_action"], mean, net["log_std"]), entropy(net["log_std"])
+        ratio = jnp.exp(new_log_p - mb["log_prob"])
         adv = (mb["adv"] - mb["adv"].mean()) / (mb["adv"].std() + 1e-8)
         policy_loss = -jnp.mean(jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - c.clip_range, 1 + c.clip_range) * adv))
         value_loss = jnp.mean((mb["returns"] - value(net, mb["obs"])) ** 2)
-        ent = entropy(net["log_std"])
         loss = policy_loss + c.vf_coef * value_loss - c.ent_coef * ent
         stats = dict(policy_loss=policy_loss, value_loss=value_loss, entropy=ent,
                      approx_kl=jnp.mean(ratio - 1.0 - jnp.log(ratio)),
@@ -278,7 +301,7 @@ class _Trainer:
         (net, opt_state), stats = jax.lax.scan(epoch, (state.net, state.opt_state), epoch_keys)
         metrics = {name: jnp.mean(v) for name, v in stats.items()}
         metrics.update(reward=jnp.mean(traj.official), episodes=jnp.sum(traj.done.astype(jnp.int32)),
-                       std=jnp.mean(jnp.exp(net["log_std"])))
+                       std=jnp.zeros(()) if self.categorical else jnp.mean(jnp.exp(net["log_std"])))
         return TrainState(net, opt_state, env_state, key, state.updates + 1), metrics
 
     def _run(self, state: TrainState, params, n: int):

@@ -41,10 +41,12 @@ from jax.typing import ArrayLike
 import physics
 from physics.params import Params
 from rules import GameState, Rules, disciplines
+from aiming import geometry
 from agents.base import Planner
 from agents.store import read_sidecar
 from billiards_env import actions as env_actions
 from billiards_env import observation as env_observation
+from billiards_env import lines as env_lines
 from billiards_env.observation import OBS_SIZE, observe
 from billiards_env.params import default_params, replace
 
@@ -112,6 +114,33 @@ def _observe_batch(ruleset, states, env_params):
     return jax.vmap(lambda s: observe(ruleset, s, env_params, step_count))(states)
 
 
+@functools.partial(jax.jit, static_argnames="line_table")
+def observe_lines(ruleset, states, env_params, line_table):
+    """(observations (S, observation.size("lines")), candidates: ``physics.Shot`` leaves (S, COUNT)):
+    the "lines" form's training observation of each state and its candidate strikes
+    (``billiards_env.lines.view``). ``line_table``: ``line_table_of``'s. Traceable."""
+    def one(state):
+        cushions, hungarian = line_table
+        view, shots = env_lines.view(cushions, hungarian, state, env_params)
+        return jnp.concatenate([observe(ruleset, state, env_params, jnp.zeros((), jnp.int32)), view]), shots
+
+    return jax.vmap(one)(states)
+
+
+def line_table_of(env_params, form: str) -> tuple:
+    """The static (cushions, hungarian) of the "lines" form's line table for concrete ``env_params``
+    (() for the other forms)."""
+    if form != "lines":
+        return ()
+    return geometry.line_cushions(env_params.rules), bool(env_params.rules.is_hungarian)
+
+
+def pick(candidates, index):
+    """The candidates' strikes at ``index`` (S,): leaves (S, COUNT) -> (S,)."""
+    index = jnp.clip(jnp.asarray(index, jnp.int32), 0, env_lines.COUNT - 1)
+    return jax.tree_util.tree_map(lambda x: jnp.take_along_axis(x, index[:, None], 1)[:, 0], candidates)
+
+
 @functools.partial(jax.jit, static_argnames="form")
 def shots_of(action_batch, states, env_params, form: str = "strike"):
     """The shots of a batch of actions of ``form`` planned from ``states`` (leaves (S, ...)), as the
@@ -151,13 +180,24 @@ class PolicyPlanner(Planner):
         raise NotImplementedError
 
     def observe_batch(self, ruleset: Rules, states: GameState, params: Params) -> jax.Array:
-        """(S, OBS_SIZE) float32: the training observation of each state (leaves (S, ...))."""
+        """(S, n) float32: the training observation of each state (leaves (S, ...)), n the form's
+        observation size."""
         self._check_rules(ruleset)
+        if self.action_form == "lines":
+            return self._observe_lines(ruleset, states, params)[0]
         return _observe_batch(ruleset, states, self._env_params(params))
 
     def plan_batch(self, ruleset: Rules, states: GameState, params: Params, keys: jax.Array) -> physics.Shot:
+        if self.action_form == "lines":
+            self._check_rules(ruleset)
+            obs, candidates = self._observe_lines(ruleset, states, params)
+            return pick(candidates, self.act(np.asarray(obs)))
         obs = np.asarray(self.observe_batch(ruleset, states, params))
         return shots_of(self.act(obs), states, self._env_params(params), self.action_form)
+
+    def _observe_lines(self, ruleset, states, params):
+        env_params = self._env_params(params)
+        return observe_lines(ruleset, states, env_params, line_table_of(self.env_params, "lines"))
 
     def _env_params(self, params):
         """The training ``EnvParams`` with the caller's physics (table, dtype)."""
@@ -171,11 +211,13 @@ class PolicyPlanner(Planner):
                              f"{' / '.join(played) or 'another discipline'}")
 
 
-def check_observations(observations: ArrayLike) -> np.ndarray:
-    """Flat observations as float32, (OBS_SIZE,) or (N, OBS_SIZE); ValueError for another shape."""
+def check_observations(observations: ArrayLike, form: str = "strike") -> np.ndarray:
+    """Flat observations of an action form as float32, (n,) or (N, n) with n its size
+    (``observation.size``: OBS_SIZE but for "lines"); ValueError for another shape."""
     obs = np.asarray(observations, dtype=np.float32)
-    if obs.shape[-1:] != (OBS_SIZE,) or obs.ndim not in (1, 2):
-        raise ValueError(f"observations must have shape ({OBS_SIZE},) or (N, {OBS_SIZE}), got {obs.shape}")
+    n = env_observation.size(form)
+    if obs.shape[-1:] != (n,) or obs.ndim not in (1, 2):
+        raise ValueError(f"observations must have shape ({n},) or (N, {n}), got {obs.shape}")
     return obs
 
 
@@ -289,7 +331,7 @@ def _check_action(stored, json_path):
             f"up to {env_actions.RAISED_FROM} of the component). Retrain it (experiments.train)")
 
 
-def _check_observation(stored, json_path):
+def _check_observation(stored, json_path, form: str = "strike"):
     """ValueError unless the sidecar's observation (version and groups) is the one this build observes."""
     groups = stored.get("groups") if isinstance(stored, dict) else None
     well_formed = isinstance(groups, list) and all(
@@ -299,7 +341,7 @@ def _check_observation(stored, json_path):
     if not well_formed or not isinstance(stored.get("version"), (int, str)):
         raise ValueError(f"{json_path}: malformed observation entry {stored!r}; expected "
                          f"{{\"version\": ..., \"groups\": [[name, size], ...]}}")
-    current = env_observation.layout()
+    current = env_observation.layout(form)
     if stored["version"] != current["version"] or groups != current["groups"]:
         raise ValueError(
             f"{json_path}: this model was trained on observation {env_observation.describe(stored)}; this build "

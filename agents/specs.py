@@ -34,12 +34,14 @@ from agents.guided import BUDGETS, GuidedAgent
 from agents.jax_policy import JaxPolicyAgent, checkpoint_paths
 from agents.leave import LeaveValue
 from agents.policy import PolicyAgent
+from agents.store import MODELS_DIR
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig
 
-AGENT_KINDS = ("random", "geometric", "search", "learned", "policy", "guided")
+AGENT_KINDS = ("random", "geometric", "search", "learned", "rl", "policy", "guided")
 SPEC_HELP = ("agent specs: random, geometric, search, search:OPTION=VALUE,... (agents.SearchConfig "
-             "fields, e.g. search:candidates=512,trials=4), learned:PATH, policy, guided, "
+             "fields, e.g. search:candidates=512,trials=4), learned:PATH, rl (the discipline's shipped "
+             "reinforcement-learning policy), policy, guided, "
              "guided:OPTION=VALUE,... (shots, explore, random_fraction, position_weight, lanes; "
              "e.g. guided:shots=8192); search and guided take leave=value (position play with the "
              "discipline's shipped leave value, agents.leave), e.g. search:leave=value")
@@ -161,7 +163,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if not rest.strip():
             raise AgentSpecError(f"learned agents need a path: learned:PATH, got {text!r}")
         return AgentSpec(kind, rest.strip(), text)
-    if kind in ("geometric", "policy") and rest.strip():
+    if kind in ("geometric", "policy", "rl") and rest.strip():
         raise AgentSpecError(f"the {kind} agent takes no options, got {text!r}")
     # Check the options now, so that a bad spec fails before any work.
     if kind == "random":
@@ -198,6 +200,8 @@ def make_agent(spec: str | AgentSpec, noise: float = 0.0, exact: SearchConfig | 
         return SearchAgent(parse_config(text, base), leave=load_leave(discipline, noise) if leave else None)
     if spec.kind == "policy":
         return load_policy(discipline, noise)
+    if spec.kind == "rl":
+        return load_rl(discipline)
     if spec.kind == "guided":
         return load_guided(discipline, noise, spec.options)
     return load_learned(spec.options)
@@ -247,6 +251,25 @@ def load_policy(discipline: str | None, noise: float = 0.0) -> PolicyAgent:
                            lambda d: PolicyAgent.for_discipline(d, noise))
 
 
+def rl_path(discipline: str) -> str:
+    """Where the discipline's shipped reinforcement-learning policy lies (a JAX checkpoint, no suffix)."""
+    return os.path.join(MODELS_DIR, f"{discipline}_rl")
+
+
+def load_rl(discipline: str | None) -> JaxPolicyAgent:
+    """The discipline's shipped reinforcement-learning policy (``rl_path``, trained by
+    ``experiments.train``; the command is in its sidecar); AgentSpecError naming the disciplines
+    that have one when this one has none."""
+    def load(d):
+        path = rl_path(d)
+        if not os.path.isfile(path + ".npz"):
+            have = sorted(name[:-7] for name in os.listdir(MODELS_DIR) if name.endswith("_rl.npz"))
+            raise ValueError(f"no shipped RL policy for {d}; shipped for: {', '.join(have) or 'none'}")
+        return JaxPolicyAgent.load(path)
+
+    return _for_discipline(discipline, "the rl agent", "load the RL policy", load)
+
+
 def load_guided(discipline: str | None, noise: float = 0.0, options: str = "") -> GuidedAgent:
     """``agents.guided.GuidedAgent`` of the discipline (its shipped model for the noise nearest
     ``noise``, guiding a search planned for ``noise``) with the spec's options; AgentSpecError as
@@ -287,6 +310,6 @@ def load_learned(path: str):
 
 __all__ = [
     "AGENT_KINDS", "SPEC_HELP", "RANDOM_OPTIONS", "GUIDED_OPTIONS", "LEAVE_CHOICES", "AgentSpecError", "AgentSpec",
-    "parse_agent_spec", "parse_config", "split_leave", "make_agent", "check_discipline", "agent_budget",
-    "load_leave", "load_policy", "load_guided", "load_learned",
+    "parse_agent_spec", "parse_config", "split_leave", "make_agent", "check_discipline", "agent_budget", "rl_path",
+    "load_rl", "load_leave", "load_policy", "load_guided", "load_learned",
 ]

@@ -1,8 +1,9 @@
-"""The action: a vector in [-1, 1]^9 ("strike", the raw cue strike) or [-1, 1]^10 ("contact", the
-strike aimed at a chosen ball), mapped to a cue strike and to the choices some positions offer.
+"""The action: a vector in [-1, 1]^9 ("strike", the raw cue strike), [-1, 1]^10 ("contact", the
+strike aimed at a chosen ball), or an index ("lines", one of the geometry's candidate strikes),
+mapped to a cue strike and to the choices some positions offer.
 
-The form is the environment's ``action=`` option (``FORMS``; "strike" by default). Both forms are
-tabled component by component in docs/design.md, "The action forms"; in short:
+The form is the environment's ``action=`` option (``FORMS``; "strike" by default). The forms are
+tabled in docs/design.md, "The action forms"; in short:
 
 - "strike" (``NAMES``): aim (phi over -180..180 deg), speed (V0 over v_min..v_max), elevation
   (level up to ``RAISED_FROM``, then up to theta_max), tip (u, v) on the square mapped onto the disc
@@ -15,6 +16,9 @@ tabled component by component in docs/design.md, "The action forms"; in short:
   asin(thickness 2R / d): 0 full ball, +-1 grazing either side), then the strike form's speed,
   elevation, tip and choices. ``contact_to_strike`` gives the strike action it asks for, from the
   game state after the choices are applied.
+- "lines": ``Discrete(lines.COUNT)``, the index of a candidate strike (``billiards_env.lines``: the
+  best geometric lines, each in a grid of variations), whose features the observation carries;
+  the choices leave the layout as it lies (``kept_choices``).
 
 ``VERSIONS`` names each form's mapping (``ACTION_VERSION`` the strike's, ``CONTACT_VERSION`` the
 contact's); a saved policy records its form and version and is refused by an environment of
@@ -36,6 +40,7 @@ import gymnasium as gym
 import physics
 import rules
 from physics import execution
+from billiards_env import lines
 from billiards_env.observation import ball_order
 
 NAMES = ("aim", "speed", "elevation", "tip_u", "tip_v", "place", "base_spot", "respot", "side")
@@ -45,11 +50,13 @@ RAISED_FROM = 0.8  # the elevation component above which the cue is raised
 # 1: the elevation spanned the whole component (-1..1 -> 0..theta_max); 2: level up to RAISED_FROM.
 ACTION_VERSION = 2
 
-FORMS = ("strike", "contact")
+FORMS = ("strike", "contact", "lines")
 CONTACT_NAMES = ("target", "thickness") + NAMES[1:]
 # 1: ten target buckets (two object balls, each direct or off one of four cushions), thickness by asin.
 CONTACT_VERSION = 1
-VERSIONS = {"strike": ACTION_VERSION, "contact": CONTACT_VERSION}
+# 1: 12 best lines x 11 variations (aiming.lines.GRID), features of aiming.features version 4.
+LINES_VERSION = 1
+VERSIONS = {"strike": ACTION_VERSION, "contact": CONTACT_VERSION, "lines": LINES_VERSION}
 ROUTES = ("direct", "bottom", "top", "right", "left")  # the target's route, bucket k % 5
 TARGETS = tuple((ball, route) for ball in (0, 1) for route in ROUTES)  # bucket k: (object ball, route)
 
@@ -63,16 +70,24 @@ def check_form(form) -> str:
 
 def names(form: str = "strike") -> tuple:
     """The components' names of the form's action."""
-    return NAMES if check_form(form) == "strike" else CONTACT_NAMES
+    return {"strike": NAMES, "contact": CONTACT_NAMES, "lines": ("line",)}[check_form(form)]
 
 
 def size(form: str = "strike") -> int:
-    """The form's action length: 9 ("strike") or 10 ("contact")."""
-    return len(names(form))
+    """The form's action length: 9 ("strike"), 10 ("contact"), or the number of candidates ("lines")."""
+    return lines.COUNT if check_form(form) == "lines" else len(names(form))
 
 
-def space(form: str = "strike") -> gym.spaces.Box:
-    """The form's Gymnasium action space: a Box [-1, 1]^size float32."""
+def shape(form: str = "strike", batch: int | None = None) -> tuple:
+    """One action's shape, (9,), (10,) or () for an index, with a leading ``batch`` axis if given."""
+    one = () if check_form(form) == "lines" else (size(form),)
+    return one if batch is None else (batch,) + one
+
+
+def space(form: str = "strike") -> gym.spaces.Space:
+    """The form's Gymnasium action space: a Box [-1, 1]^size float32, or Discrete(COUNT) for "lines"."""
+    if check_form(form) == "lines":
+        return gym.spaces.Discrete(lines.COUNT)
     return gym.spaces.Box(LOW, HIGH, (size(form),), np.float32)
 
 
@@ -86,24 +101,26 @@ def form_of(env) -> str:
 
 
 def check_shape(action, batch: int | None = None, form: str = "strike"):
-    """ValueError unless ``action`` has the form's shape, (9,) or (10,) (or (batch, n)), TypeError
-    unless it holds real numbers. Shapes and dtypes are static, so this raises even while ``jit``
-    traces."""
-    n = size(form)
-    shape = (n,) if batch is None else (batch, n)
+    """ValueError unless ``action`` has the form's shape (``shape``), TypeError unless it holds
+    real numbers. Shapes and dtypes are static, so this raises even while ``jit`` traces."""
+    want = shape(form, batch)
     dtype = np.dtype(action.dtype) if hasattr(action, "dtype") else np.asarray(action).dtype
     if dtype.kind not in "fiu":
         raise TypeError(f"action must be real numbers in [{LOW}, {HIGH}], got dtype {dtype}")
-    if np.shape(action) != shape:
-        raise ValueError(f"action must have shape {shape} (components {', '.join(names(form))}), "
+    if np.shape(action) != want:
+        raise ValueError(f"action must have shape {want} (components {', '.join(names(form))}), "
                          f"got {np.shape(action)}")
 
 
 def sanitize(action, form: str = "strike"):
     """(9,) or (10,): the traced action with NaN replaced by 0 and every component clipped to
-    [-1, 1] (ValueError for another shape than the form's: ``check_shape``)."""
+    [-1, 1]; for "lines", the index as int32 clipped into 0..COUNT-1 (NaN: 0). ValueError for
+    another shape than the form's (``check_shape``)."""
     check_shape(action, form=form)
     action = jnp.asarray(action)
+    if form == "lines":
+        action = jnp.where(jnp.isnan(action), 0, action) if action.dtype.kind == "f" else action
+        return jnp.clip(action, 0, lines.COUNT - 1).astype(jnp.int32)
     action = jnp.where(jnp.isfinite(action), action, jnp.where(jnp.isnan(action), 0.0, jnp.sign(action)))
     return jnp.clip(action, LOW, HIGH)
 
@@ -206,18 +223,19 @@ def apply_choices(ruleset, game, action, phys, form: str = "strike"):
 
 
 def check_action(action, batch: int | None = None, form: str = "strike") -> np.ndarray:
-    """A concrete action (or batch) of the form as float32, or ValueError naming the allowed shape,
-    components and range."""
-    n = size(form)
-    shape = (n,) if batch is None else (batch, n)
+    """A concrete action (or batch) of the form as float32 (int32 indices for "lines"), or
+    ValueError naming the allowed shape, components and range."""
+    want = shape(form, batch)
+    if form == "lines":
+        return _check_index(action, want)
     if np.iscomplexobj(action):
-        raise TypeError(f"action must be real numbers of shape {shape} in [{LOW}, {HIGH}], got complex values")
+        raise TypeError(f"action must be real numbers of shape {want} in [{LOW}, {HIGH}], got complex values")
     try:
         array = np.asarray(action, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"action must be numbers of shape {shape} in [{LOW}, {HIGH}], got {action!r}") from None
-    if array.shape != shape:
-        raise ValueError(f"action must have shape {shape} (components {', '.join(names(form))}), "
+        raise ValueError(f"action must be numbers of shape {want} in [{LOW}, {HIGH}], got {action!r}") from None
+    if array.shape != want:
+        raise ValueError(f"action must have shape {want} (components {', '.join(names(form))}), "
                          f"got {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"action must be finite, in [{LOW}, {HIGH}]; got NaN or inf in {array.tolist()}")
@@ -225,6 +243,21 @@ def check_action(action, batch: int | None = None, form: str = "strike") -> np.n
         bad = array[(array < LOW) | (array > HIGH)]
         raise ValueError(f"action components must be in [{LOW}, {HIGH}]; got {bad.tolist()}")
     return array.astype(np.float32)
+
+
+def _check_index(action, want: tuple) -> np.ndarray:
+    """A "lines" action: whole numbers 0..COUNT-1 of shape ``want``, as int32; ValueError otherwise."""
+    allowed = f"whole numbers in 0..{lines.COUNT - 1} of shape {want} (a candidate's index)"
+    try:
+        array = np.asarray(action)
+        real = array.dtype.kind in "iub" or (array.dtype.kind == "f" and np.all(np.isfinite(array)))
+    except (TypeError, ValueError):
+        real = False
+    if not real or array.shape != want or np.any(array != np.round(array)):
+        raise ValueError(f"action must be {allowed}, got {action!r}")
+    if np.any(array < 0) or np.any(array >= lines.COUNT):
+        raise ValueError(f"action must be {allowed}, got {array.tolist()}")
+    return array.astype(np.int32)
 
 
 def contact_target(action, game, params):
@@ -268,16 +301,25 @@ def contact_to_strike(action, game, params):
 
 
 def to_strike(action, game, params, form: str = "strike"):
-    """(9,) the strike-form action of a sanitized action of ``form`` played from ``game``."""
+    """(9,) the strike-form action of a sanitized action of ``form`` ("strike" or "contact")
+    played from ``game``."""
     return action if check_form(form) == "strike" else contact_to_strike(action, game, params)
 
 
-def resolve(action, game, params, form: str = "strike"):
+def resolve(action, game, params, form: str = "strike", line_table: tuple = (), candidates=None):
     """(game, shot): an action of ``form`` played from ``game`` (a ``rules.GameState``), as the
     environments play it and the learned planners plan it: sanitized, its choices written into the
     game (``apply_choices``), then the strike it asks for from that game (``to_strike``,
-    ``to_shot``; no noise). Pure and jittable."""
+    ``to_shot``; no noise). A "lines" action keeps the layout (``kept_choices``) and plays its
+    candidate (``lines.shot_of``; ``line_table``: the static (cushions, hungarian) of the
+    discipline's lines; ``candidates``: the position's candidate strikes if already found). Pure
+    and jittable."""
     action = sanitize(action, form)
+    if form == "lines":
+        kept = jnp.concatenate([jnp.zeros((5,), jnp.float32), kept_choices(game, params).astype(jnp.float32)])
+        game = apply_choices(params.rules, game, kept, params.physics)
+        cushions, hungarian = line_table
+        return game, lines.shot_of(cushions, hungarian, game, params, action, candidates)
     game = apply_choices(params.rules, game, action, params.physics, form)
     return game, to_shot(to_strike(action, game, params, form), params)
 

@@ -29,8 +29,9 @@ from jax.typing import ArrayLike
 import physics
 import rules
 from physics import devices, execution
-from billiards_env import actions, modes, starts
-from billiards_env.observation import OBS_SIZE, observe
+from aiming import geometry
+from billiards_env import actions, lines, modes, observation, starts
+from billiards_env.observation import observe
 from billiards_env.params import EnvParams, check_params, default_params, params_are_valid
 from physics.api import simulate_fn, simulate_jit, simulate_pool_fn, simulate_pool_jit
 from physics.pytree import pytree_dataclass, replace
@@ -45,7 +46,7 @@ class State:
 
     Attributes:
       game: ``rules.GameState``, the referee's state (layout, scores, counters, choices, pin).
-      observation: (OBS_SIZE,) float32, for the player to shoot next (``billiards_env.observation``).
+      observation: (observation_size,) float32, for the player to shoot next (``observe_for``).
       current_player: () int32, who shoots next.
       rewards: (2,) float32, each player's reward for the last step.
       terminated: () bool, the episode ended by its mode's rule.  truncated: () bool, by max_steps.
@@ -53,6 +54,8 @@ class State:
       outcome: ``rules.Outcome`` of the last step's first shot (the acting player's).
       shot: ``physics.Shot`` played in the last step's first shot (after noise), () fields.
       opponent_shots: () int32, shots the built-in opponent played in the last step.
+      candidates: the "lines" form's candidate strikes of the position (``physics.Shot``, leaves
+        (COUNT,); ``billiards_env.lines``), None for the other forms.
     """
 
     game: rules.GameState
@@ -65,6 +68,7 @@ class State:
     outcome: rules.Outcome
     shot: physics.Shot
     opponent_shots: jax.Array
+    candidates: Any = None
 
     @property
     def done(self):
@@ -77,13 +81,15 @@ class Config:
 
     The discipline is not here: within a family the disciplines differ in data (``Rules`` leaves),
     so one compiled step serves all six carom disciplines. ``action``: the acting player's action
-    form (``actions.FORMS``); only the ``begin`` stage reads it (the built-in opponent plays
-    strike-form actions whatever the form)."""
+    form (``actions.FORMS``); only the ``begin`` and ``end`` stages read it (the built-in
+    opponent plays strike-form actions whatever the form). ``line_table``: for the "lines" form,
+    the (cushions, hungarian) that shape the discipline's line table (``billiards_env.lines``)."""
 
     family: str
     mode: str
     policy: Callable | None
     action: str = "strike"
+    line_table: tuple = ()
 
     @property
     def pin(self) -> bool:
@@ -99,6 +105,18 @@ def _zero_shot(dtype):
     return physics.Shot(V0=z, phi=z, theta=z, a=z, b=z)
 
 
+def observe_for(cfg: Config, game, params: EnvParams, step_count, viewer=None):
+    """(observation, candidates): the observation of the acting player's form
+    (``observation.observe``, and for the "lines" form the candidates' features and mask after it,
+    ``billiards_env.lines.view``) and the "lines" form's candidate strikes (None otherwise)."""
+    obs = observe(params.rules, game, params, step_count, viewer)
+    if cfg.action != "lines":
+        return obs, None
+    cushions, hungarian = cfg.line_table
+    view, shots = lines.view(cushions, hungarian, game, params)
+    return jnp.concatenate([obs, view]), shots
+
+
 def initial_state(cfg: Config, key, params: EnvParams) -> State:
     """``init``: a new episode (see ``billiards_env.modes`` and ``billiards_env.starts``)."""
     ruleset, phys = params.rules, params.physics
@@ -107,19 +125,21 @@ def initial_state(cfg: Config, key, params: EnvParams) -> State:
         game = rules.init_game(ruleset, key, phys, breaker=breaker)
     else:
         game = starts.initial_game(ruleset, key, params)
-    return start_from(game, params)
+    return start_from(game, params, cfg)
 
 
-def start_from(game, params: EnvParams) -> State:
+def start_from(game, params: EnvParams, cfg: Config | None = None) -> State:
     """A new episode's State around the game state ``game`` (a ``rules.GameState``, e.g. a layout
     or a position of one's own): nothing played yet, ``game.current_player`` to shoot. ``init``
     builds its States so; callers that choose their own first positions (an evaluation that
-    gives every agent the same layouts) start episodes with it. Pure and jittable."""
+    gives every agent the same layouts) start episodes with it. ``cfg``: the environment's Config
+    (its action form sets the observation; default: the strike form's). Pure and jittable."""
     zero = jnp.zeros((), jnp.int32)
     outcome = quiet_outcome(Reason.SCORED, game.current_player, call=jnp.asarray(Call.NONE, jnp.int32))
+    obs, candidates = observe_for(Config("", "shot", None) if cfg is None else cfg, game, params, zero)
     return State(
         game=game,
-        observation=observe(params.rules, game, params, zero),
+        observation=obs,
         current_player=game.current_player,
         rewards=jnp.zeros((2,), jnp.float32),
         terminated=jnp.asarray(False),
@@ -128,10 +148,11 @@ def start_from(game, params: EnvParams) -> State:
         outcome=outcome,
         shot=_zero_shot(params.physics.dtype),
         opponent_shots=zero,
+        candidates=candidates,
     )
 
 
-_start_batch = jax.jit(jax.vmap(start_from, in_axes=(0, None)))
+_start_batch = jax.jit(jax.vmap(start_from, in_axes=(0, None, None)), static_argnums=2)
 
 
 class Turn(NamedTuple):
@@ -151,12 +172,12 @@ def strike(game, shot, key, phys, noise, pin: bool, skip) -> Turn:
     return Turn(game, shot, pin_for_physics(game, pin))
 
 
-def _prepare(cfg, params, game, action, key, skip, form: str = "strike"):
+def _prepare(cfg, params, game, action, key, skip, form: str = "strike", candidates=None):
     """The choices written into the game, and the strike (``strike``; nothing moves when
     ``skip`` or when the params are invalid, and ``judge`` voids the shot). ``action`` is of
     ``form``; a contact-form action is mapped to its strike from the game after the choices
     (``actions.contact_to_strike``)."""
-    game, shot = actions.resolve(action, game, params, form)
+    game, shot = actions.resolve(action, game, params, form, cfg.line_table, candidates)
     skip = skip | ~params_are_valid(params)
     return strike(game, shot, key, params.physics, params.noise, cfg.pin, skip)
 
@@ -164,7 +185,8 @@ def _prepare(cfg, params, game, action, key, skip, form: str = "strike"):
 def begin(cfg: Config, state: State, action, key, params: EnvParams) -> Turn:
     """The acting player's shot, its action of the form ``cfg.action``. A finished state plays a
     null shot (nothing moves; it is thrown away by ``end``)."""
-    return _prepare(cfg, params, state.game, action, jax.random.fold_in(key, 0), state.done, cfg.action)
+    return _prepare(cfg, params, state.game, action, jax.random.fold_in(key, 0), state.done, cfg.action,
+                    state.candidates)
 
 
 def pin_for_physics(game, pin: bool):
@@ -223,9 +245,10 @@ def end(cfg: Config, state: State, turn: Turn, carry: dict, params: EnvParams) -
     terminated = modes.terminated(cfg.mode, carry["outcome"], game)
     stuck = opponent_to_play(cfg, dict(carry, n=jnp.zeros((), jnp.int32))) & (carry["n"] >= modes.MAX_OPPONENT_SHOTS)
     truncated = ~terminated & ((step_count >= params.max_steps) | stuck)
+    obs, candidates = observe_for(cfg, game, params, step_count)
     new = State(
         game=game,
-        observation=observe(params.rules, game, params, step_count),
+        observation=obs,
         current_player=game.current_player,
         rewards=carry["rewards"],
         terminated=terminated,
@@ -234,6 +257,7 @@ def end(cfg: Config, state: State, turn: Turn, carry: dict, params: EnvParams) -
         outcome=carry["outcome"],
         shot=turn.shot,
         opponent_shots=carry["n"],
+        candidates=candidates,
     )
     finished = replace(state, rewards=jnp.zeros_like(state.rewards))
     return jax.tree_util.tree_map(lambda a, b: jnp.where(state.done, a, b), finished, new)
@@ -306,12 +330,15 @@ def _stage_config(cfg: Config, name: str) -> Config:
     possible (the referee, the largest, once per family, whatever the mode, opponent and action
     form; only ``begin`` reads the form)."""
     if name == "begin":
-        return Config(cfg.family, "shot", None, cfg.action)
+        return Config(cfg.family, "shot", None, cfg.action, cfg.line_table)
     if name == "judge":
         return Config(cfg.family, "shot", None)
-    if name in ("end", "merge"):
+    if name == "end":  # the observation: the strike and contact forms share it
+        form = cfg.action if cfg.action == "lines" else "strike"
+        return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent, form, cfg.line_table)
+    if name == "merge":
         return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent)
-    return dataclasses.replace(cfg, action="strike")
+    return dataclasses.replace(cfg, action="strike", line_table=())
 
 
 # Each stage: the function and its vmap in_axes (cfg is bound first and is not mapped).
@@ -357,11 +384,10 @@ class FunctionalEnv:
     Attributes:
       discipline, mode: as given to ``make_functional``.  policy: the built-in opponent or None.
       default_params: ``EnvParams`` with the options given to ``make_functional``.
-      action_form: the action's form (``actions.FORMS``: "strike" or "contact").
-      num_actions, observation_size: the form's action length (9 or 10) and ``observation.OBS_SIZE``.
+      action_form: the action's form (``actions.FORMS``: "strike", "contact" or "lines").
+      num_actions, observation_size: the form's action length (9 or 10; "lines": the number of
+      candidates) and its observation's (``observation.size``).
     """
-
-    observation_size = OBS_SIZE
 
     def __init__(self, discipline: str, mode: str = "shot", opponent: modes.Opponent = "random",
                  params: EnvParams | None = None, action: str = "strike"):
@@ -379,12 +405,14 @@ class FunctionalEnv:
         policy = modes.opponent_policy(mode, opponent)
         if isinstance(policy, modes.StatePolicy):
             policy = policy.fixing(self.default_params.rules)
-        self.config = Config(row.family, modes.check_mode(mode), policy, action)
+        table = (geometry.line_cushions(ruleset), bool(ruleset.is_hungarian)) if action == "lines" else ()
+        self.config = Config(row.family, modes.check_mode(mode), policy, action, table)
 
     mode = property(lambda self: self.config.mode)
     policy = property(lambda self: self.config.policy)
     action_form = property(lambda self: self.config.action)
     num_actions = property(lambda self: actions.size(self.config.action))
+    observation_size = property(lambda self: observation.size(self.config.action))
 
     def __repr__(self):
         form = "" if self.action_form == "strike" else f", action={self.action_form!r}"
@@ -405,8 +433,8 @@ class FunctionalEnv:
         game states gives a batch of States."""
         params = self._params(params)
         if np.ndim(game.current_player) == 0:
-            return start_from(game, params)
-        return _start_batch(game, params)
+            return start_from(game, params, self.config)
+        return _start_batch(game, params, self.config)
 
     def step(self, state: State, action: ArrayLike, key: jax.Array, params: EnvParams | None = None) -> State:
         """One step: the acting player's shot (and the built-in opponent's answer in "game" mode).
@@ -445,8 +473,8 @@ class FunctionalEnv:
         return run(states, actions_, keys, self._params(params))
 
     def observe(self, state: State, viewer: ArrayLike, params: EnvParams | None = None) -> jax.Array:
-        """(OBS_SIZE,) float32: the observation of ``state`` for player ``viewer``."""
-        return observe(self._params(params).rules, state.game, self._params(params), state.step_count, viewer)
+        """(observation_size,) float32: the observation of ``state`` for player ``viewer``."""
+        return observe_for(self.config, state.game, self._params(params), state.step_count, viewer)[0]
 
 
 def make_functional(discipline: str, mode: str = "shot", opponent: modes.Opponent = "random", *,
@@ -456,8 +484,9 @@ def make_functional(discipline: str, mode: str = "shot", opponent: modes.Opponen
     options. discipline: one of ``rules.DISCIPLINES``; mode: "shot", "inning" or "game";
     opponent ("game" mode): "random", "two_player", a policy or a ``modes.StatePolicy`` (e.g.
     ``agents.Planner.as_policy()``; it plays strike-form actions); action: the acting player's
-    action form, "strike" (the raw strike, the default) or "contact" (aimed at a ball; see
-    ``billiards_env.actions``); rule_options, physics_options and
+    action form, "strike" (the raw strike, the default), "contact" (aimed at a ball) or "lines"
+    (one of the geometry's candidate strikes; see ``billiards_env.actions``); rule_options,
+    physics_options and
     the other values: see ``billiards_env.params.default_params``."""
     actions.check_form(action)
     params = default_params(discipline, rule_options=rule_options, physics_options=physics_options, **values)

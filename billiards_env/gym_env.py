@@ -72,11 +72,12 @@ class BilliardsEnv(gym.Env):
 
     Arguments: discipline (``rules.DISCIPLINES``), mode ("shot", "inning", "game"), opponent
     ("random", "two_player" or a JAX policy; "game" mode; it plays strike-form actions), action
-    (the action form, ``actions.FORMS``: "strike", the raw strike, or "contact", aimed at a
-    ball), obs_format ("flat": a Box of
-    ``observation.OBS_SIZE`` float32, or "dict"), render_mode ("rgb_array", "human"), fused
-    (one compiled call per step; False compiles stage by stage, see ``billiards_env.runner``),
-    rule_options, physics_options and the ``EnvParams`` values (``noise``, ``zero_sum``, ...).
+    (the action form, ``actions.FORMS``: "strike", the raw strike, "contact", aimed at a ball,
+    or "lines", the index of one of the geometry's candidate strikes), obs_format ("flat": a Box
+    of ``observation.size(action)`` float32, or "dict", ``observation.groups(action)``),
+    render_mode ("rgb_array", "human"), fused (one compiled call per step; False compiles stage
+    by stage, see ``billiards_env.runner``), rule_options, physics_options and the ``EnvParams``
+    values (``noise``, ``zero_sum``, ...).
 
     ``reset(options={"layout": (3, 2) metres, "player": 0 or 1})`` starts a "shot" or "inning"
     episode from a given layout. The reward is the acting player's ``rewards`` entry.
@@ -111,7 +112,8 @@ class BilliardsEnv(gym.Env):
         self.params = self.functional.default_params
         self.render_mode = render_mode
         self.action_space = actions.space(self.action_form)
-        self.observation_space = observation.flat_space() if obs_format == "flat" else observation.dict_space()
+        form = self.action_form
+        self.observation_space = observation.flat_space(form) if obs_format == "flat" else observation.dict_space(form)
         self._runner = Runner(self.functional, None, fused=fused)
         self._state = None
         self._host = (None, None)  # (a State, the same on the host): what the next step reads
@@ -143,7 +145,7 @@ class BilliardsEnv(gym.Env):
 
     def _obs(self, state):
         flat = np.array(state.observation, dtype=np.float32)
-        return flat if self.obs_format == "flat" else observation.to_dict(flat)
+        return flat if self.obs_format == "flat" else observation.to_dict(flat, self.action_form)
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -172,11 +174,12 @@ class BilliardsEnv(gym.Env):
         return neutral_info(board_scores(self.params, state.game), int(state.current_player), int(state.game.repairs))
 
     def step(self, action):
-        """One shot. action: (9,) real numbers in [-1, 1] ((10,) for the "contact" form;
-        ``billiards_env.actions``); an action
-        outside the Box (NaN, inf, out of range, another shape) raises ValueError and a complex one
-        TypeError: nothing is clipped silently (clip in the agent, or use Gymnasium's ClipAction
-        wrapper). Stepping before ``reset()`` or after the episode ended raises ResetNeeded."""
+        """One shot. action: (9,) real numbers in [-1, 1] ((10,) for the "contact" form; for
+        "lines" a whole number in 0..131, the candidate's index; ``billiards_env.actions``); an
+        action outside the space (NaN, inf, out of range, not whole for "lines", another shape)
+        raises ValueError and a complex one TypeError: nothing is clipped silently (clip in the
+        agent, or use Gymnasium's ClipAction wrapper). Stepping before ``reset()`` or after the
+        episode ended raises ResetNeeded."""
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         now = self._on_host()

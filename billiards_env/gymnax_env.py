@@ -84,17 +84,23 @@ class GymnaxEnv(environment.Environment):
         """The action's form (``actions.FORMS``), the functional environment's."""
         return self.functional.action_form
 
-    def action_space(self, params: EnvParams | None = None) -> spaces.Box:
-        """The action: (9,) float32 in [-1, 1], (10,) for the "contact" form (``billiards_env.actions``)."""
-        return spaces.Box(actions.LOW, actions.HIGH, (self.num_actions,), jnp.float32)
+    def action_space(self, params: EnvParams | None = None) -> spaces.Box | spaces.Discrete:
+        """The action: (9,) float32 in [-1, 1], (10,) for the "contact" form, ``Discrete(132)``
+        (a candidate's index) for the "lines" form (``billiards_env.actions``)."""
+        if self.action_form == "lines":
+            return spaces.Discrete(self.num_actions)
+        return spaces.Box(actions.LOW, actions.HIGH, actions.shape(self.action_form), jnp.float32)
 
     def observation_space(self, params: EnvParams | None = None) -> spaces.Box:
-        """The flat observation: (OBS_SIZE,) float32, each entry between 0 and its group's bound."""
-        high = jnp.asarray(observation.flat_space().high, jnp.float32)
-        return spaces.Box(jnp.zeros_like(high), high, (observation.OBS_SIZE,), jnp.float32)
+        """The flat observation of the action form: (``observation.size(form)``,) float32, each
+        entry within its group's bounds (``observation.flat_space(form)``)."""
+        box = observation.flat_space(self.action_form)
+        return spaces.Box(jnp.asarray(box.low, jnp.float32), jnp.asarray(box.high, jnp.float32), box.shape,
+                          jnp.float32)
 
     def __repr__(self):
-        return f"GymnaxEnv({self.functional.discipline!r}, mode={self.functional.mode!r})"
+        form = "" if self.action_form == "strike" else f", action={self.action_form!r}"
+        return f"GymnaxEnv({self.functional.discipline!r}, mode={self.functional.mode!r}{form})"
 
 
 def make_gymnax(name: str = "three_cushion", mode: str = "shot", opponent: Any = "random",

@@ -33,6 +33,10 @@ turn       5     the viewer is player 1 (0: player 0); the viewer broke; the equ
                  inning is being played (C-8.3); the first carom of the game is still to
                  come (C-2.2); steps used / max_steps
 =========  ====  ========================================================================  ======
+
+The "lines" action form (``billiards_env.lines``) observes two more groups after these: "lines",
+each candidate strike's features (COUNT x FEATURES, row by row, within +-BOUND), and "line_mask"
+(COUNT: 1 where the candidate varies a real line). ``groups(form)`` lists a form's groups.
 """
 from __future__ import annotations
 
@@ -42,6 +46,7 @@ import gymnasium as gym
 import jax.numpy as jnp
 import numpy as np
 
+from billiards_env import lines
 from rules import PinState, board_scores_of, cue_ball_of
 
 OBS_VERSION = 1
@@ -55,7 +60,20 @@ GROUPS = (
     ("turn", 5, 1.0),
 )
 OBS_SIZE = sum(size for _, size, _ in GROUPS)
+LINE_GROUPS = (("lines", lines.COUNT * lines.FEATURES, lines.BOUND), ("line_mask", lines.COUNT, 1.0))
+LOWS = {"lines": -lines.BOUND}  # lower bounds other than 0
 INNINGS_SCALE = 100.0
+
+
+def groups(form: str = "strike") -> tuple:
+    """The observation's groups (name, size, upper bound) for an action form: ``GROUPS``, and for
+    "lines" ``LINE_GROUPS`` after them."""
+    return GROUPS + LINE_GROUPS if form == "lines" else GROUPS
+
+
+def size(form: str = "strike") -> int:
+    """The flat observation's length for an action form: ``OBS_SIZE`` (38), more for "lines"."""
+    return sum(group[1] for group in groups(form))
 
 
 def fingerprint(groups=None) -> str:
@@ -65,10 +83,10 @@ def fingerprint(groups=None) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:12]
 
 
-def layout() -> dict:
+def layout(form: str = "strike") -> dict:
     """The observation contract as a saved model stores it: version, groups [name, size], fingerprint."""
-    return {"version": OBS_VERSION, "groups": [[name, size] for name, size, _ in GROUPS],
-            "fingerprint": fingerprint()}
+    return {"version": OBS_VERSION, "groups": [[name, size] for name, size, _ in groups(form)],
+            "fingerprint": fingerprint(groups(form))}
 
 
 def describe(stored: dict) -> str:
@@ -131,22 +149,25 @@ def observe(ruleset, game, params, step_count, viewer=None):
     return jnp.concatenate(parts)
 
 
-def to_dict(flat) -> dict:
+def to_dict(flat, form: str = "strike") -> dict:
     """The dict form of a flat observation (or of a batch: the last axis is split)."""
     out = {}
     start = 0
-    for name, size, _ in GROUPS:
-        out[name] = np.asarray(flat[..., start:start + size], dtype=np.float32).copy()
-        start += size
+    for name, n, _ in groups(form):
+        out[name] = np.asarray(flat[..., start:start + n], dtype=np.float32).copy()
+        start += n
     return out
 
 
-def flat_space() -> gym.spaces.Box:
-    high = np.concatenate([np.full(size, high, np.float32) for _, size, high in GROUPS])
-    return gym.spaces.Box(np.zeros(OBS_SIZE, np.float32), high, dtype=np.float32)
+def flat_space(form: str = "strike") -> gym.spaces.Box:
+    """The flat observation's Box for an action form."""
+    low = np.concatenate([np.full(n, LOWS.get(name, 0.0), np.float32) for name, n, _ in groups(form)])
+    high = np.concatenate([np.full(n, high, np.float32) for _, n, high in groups(form)])
+    return gym.spaces.Box(low, high, dtype=np.float32)
 
 
-def dict_space() -> gym.spaces.Dict:
+def dict_space(form: str = "strike") -> gym.spaces.Dict:
+    """The dict observation's space for an action form."""
     return gym.spaces.Dict({
-        name: gym.spaces.Box(0.0, high, (size,), np.float32) for name, size, high in GROUPS
+        name: gym.spaces.Box(LOWS.get(name, 0.0), high, (n,), np.float32) for name, n, high in groups(form)
     })

@@ -24,7 +24,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 import physics
 import rules
 from billiards_env import actions, observation, render
-from billiards_env.functional import make_functional
+from billiards_env.functional import Config, make_functional, observe_for
 from billiards_env.gym_env import REPAIRS_KEY, board_scores, host, outcome_info
 from billiards_env.registration import discipline_of
 from billiards_env.runner import Runner
@@ -33,15 +33,19 @@ AGENTS = ("player_0", "player_1")
 
 
 @functools.lru_cache(maxsize=None)
-def _observe_fn():
-    return jax.jit(lambda game, params, steps, viewer: observation.observe(params.rules, game, params, steps, viewer))
+def _observe_fn(cfg: Config):
+    """The compiled observation of ``cfg``'s action form (``functional.observe_for``: for "lines"
+    the candidates' features and mask after the base observation), shared by every environment
+    whose form and line table agree."""
+    return jax.jit(lambda game, params, steps, viewer: observe_for(cfg, game, params, steps, viewer)[0])
 
 
 class BilliardsAECEnv(AECEnv):
     """A whole game of a discipline (an id of ``rules.DISCIPLINES`` or a Gymnasium id) between two
     agents. Other arguments: render_mode ("rgb_array", "human"), fused, action (both players'
-    action form, ``billiards_env.actions.FORMS``), rule_options, physics_options and the
-    ``EnvParams`` values."""
+    action form, ``billiards_env.actions.FORMS``; it sets both the action and the observation
+    spaces), rule_options, physics_options and the ``EnvParams`` values. With "lines" each agent's
+    observation carries the candidates of the player to shoot (those ``step`` plays)."""
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array", "human"], "name": "billiards_v0",
                                 "is_parallelizable": False}
@@ -57,7 +61,7 @@ class BilliardsAECEnv(AECEnv):
         self.params = self.functional.default_params
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
-        self._obs_space = observation.flat_space()
+        self._obs_space = observation.flat_space(self.action_form)
         self._act_space = actions.space(self.action_form)
         self._runner = Runner(self.functional, None, fused=fused)
         self._state: Any = None  # the functional State once reset
@@ -110,8 +114,12 @@ class BilliardsAECEnv(AECEnv):
         if self._state is None:
             EnvLogger.error_observe_before_reset()
         s = self._state
-        obs = _observe_fn()(s.game, self.params, s.step_count, AGENTS.index(agent))
-        return np.array(obs, dtype=np.float32)
+        viewer = AGENTS.index(agent)
+        if viewer == int(s.current_player):  # the State's own observation: the one the step plays from
+            return np.array(s.observation, dtype=np.float32)
+        cfg = self.functional.config
+        observe = _observe_fn(Config(cfg.family, "shot", None, cfg.action, cfg.line_table))
+        return np.array(observe(s.game, self.params, s.step_count, viewer), dtype=np.float32)
 
     def step(self, action):
         if self._state is None:

@@ -32,6 +32,13 @@ def _select(mask, a, b):
         lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), x, y), a, b)
 
 
+def _init_config(cfg: Config) -> Config:
+    """The Config ``init`` compiles for: the strike form's (shared by the strike and contact forms,
+    whose first observation is the same), or the cfg itself for the "lines" form, whose first
+    observation carries the candidates (``functional.observe_for``)."""
+    return cfg if cfg.action == "lines" else dataclasses.replace(cfg, action="strike")
+
+
 @functools.lru_cache(maxsize=None)
 def _init_single(cfg: Config):
     return jax.jit(functools.partial(initial_state, cfg))
@@ -113,7 +120,8 @@ class Runner:
     ``reset(key, params) -> State``; ``step(state, action, key, params)`` returns, for one
     environment, (State, ShotResult of the acting player's shot); for a batch, (State after the
     automatic reset of finished environments, State as the step left it). The batch's action is
-    (num_envs, 9) ((num_envs, 10) for the "contact" form) and its key a single key; ``step_rows``
+    (num_envs, 9) ((num_envs, 10) for the "contact" form, (num_envs,) indices for "lines") and its
+    key a single key; ``step_rows``
     takes a key per environment instead.
     """
 
@@ -128,7 +136,7 @@ class Runner:
 
     def reset(self, key, params):
         params = _strong(params)
-        cfg = dataclasses.replace(self.cfg, action="strike")  # init does not read the form: shared
+        cfg = _init_config(self.cfg)  # shared by the forms whose first observation is the same
         if self.num_envs is None:
             return _init_single(cfg)(key, params)
         return _init_batch(cfg, self.num_envs)(key, params)
@@ -146,7 +154,7 @@ class Runner:
         stepped, _ = self.step_rows(state, action, keys, params)
         if not self.autoreset:
             return stepped, stepped
-        fresh = _init_batch(dataclasses.replace(cfg, action="strike"), self.num_envs)(k_reset, params)
+        fresh = _init_batch(_init_config(cfg), self.num_envs)(k_reset, params)
         return _select_jit(stepped.done, fresh, stepped), stepped
 
     def step_rows(self, state, action, keys, params):

@@ -29,7 +29,8 @@ from billiards_env.runner import Runner
 class BilliardsVecEnv(VecEnv):
     """``num_envs`` environments of a discipline (an id of ``rules.DISCIPLINES`` or a Gymnasium id
     ``billiards_env/<Name>-v0``); the other arguments as ``BilliardsEnv`` (``action``: the action
-    form), plus ``seed`` and ``lanes``."""
+    form; "lines" gives a ``Discrete`` action space and its longer observation), plus ``seed`` and
+    ``lanes``."""
 
     def __init__(self, discipline: str = "three_cushion", num_envs: int = 64, mode: str = "shot",
                  opponent="random", obs_format: str = "flat", seed: int = 0, fused: bool = True,
@@ -43,7 +44,8 @@ class BilliardsVecEnv(VecEnv):
                                           rule_options=rule_options, physics_options=physics_options, **values)
         self.params = self.functional.default_params
         self.action_form = self.functional.action_form
-        space = observation.flat_space() if obs_format == "flat" else observation.dict_space()
+        form = self.action_form
+        space = observation.flat_space(form) if obs_format == "flat" else observation.dict_space(form)
         action_space = actions.space(self.action_form)
         super().__init__(int(num_envs), space, action_space)
         self._runner = Runner(self.functional, self.num_envs, fused=fused, lanes=lanes, autoreset=True)
@@ -54,7 +56,7 @@ class BilliardsVecEnv(VecEnv):
 
     def _obs(self, flat):
         flat = np.array(flat, dtype=np.float32)
-        return flat if self.obs_format == "flat" else observation.to_dict(flat)
+        return flat if self.obs_format == "flat" else observation.to_dict(flat, self.action_form)
 
     def reset(self):
         if self._seeds[0] is not None:

@@ -12,11 +12,16 @@ Gymnasium says (an observation inside ``observation_space``, a float reward, boo
 dict with the ``call`` and ``repairs`` keys); the same seed and actions give the same episode;
 a finished episode refuses another step (``gymnasium.error.ResetNeeded``); bad actions (NaN, the
 wrong shape, out of a bounded Box) raise ValueError and change nothing; and Gymnasium's own
-checker. A functional environment (``check_functional``): the State's fields, dtypes and shapes,
-the observation inside ``observation.flat_space()``; the step count and rewards (the referee's
-points, ``modes.reward_of``, without a built-in opponent); the same key, the same episode; a
-finished state steps to itself with zero rewards; a NaN action plays as zeros (actions of the
-environment's form, ``env.num_actions`` long); with ``batch``, a
+checker. An unwrapped billiards environment's spaces must be its action form's
+(``actions.space``, ``observation.flat_space`` or ``dict_space``); the actions played are drawn
+from ``env.action_space``, and a bad action is whatever lies outside it (a Box: NaN, another
+shape, above its high; a Discrete: NaN, not whole, below its start or past its end, another
+shape). A functional environment (``check_functional``): the State's fields, dtypes and shapes,
+the observation inside ``observation.flat_space(env.action_form)``, the "lines" form's candidates;
+the step count and rewards (the referee's points, ``modes.reward_of``, without a built-in
+opponent); the same key, the same episode; a finished state steps to itself with zero rewards; a
+NaN action plays as zeros (as index 0 for "lines"); the random actions are drawn from the form's
+action space (``actions.shape``); with ``batch``, a
 batch and its rows one by one; with ``jit``, the step compiled whole equals the step run stage by
 stage (``billiards_env.runner``). Each returns the names of the checks it ran.
 """
@@ -30,13 +35,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from billiards_env import actions, modes, observation
+from billiards_env import actions, lines, modes, observation
 from billiards_env.functional import FunctionalEnv, State
 from billiards_env.gym_env import REPAIRS_KEY
 from billiards_env.runner import Runner
 from physics.pytree import replace
 
-# A State's fields: (dtype, shape without the batch axes).
+# A State's fields: (dtype, shape without the batch axes), for the strike and contact forms
+# (``state_fields`` gives any form's).
 STATE_FIELDS = {
     "observation": (np.float32, (observation.OBS_SIZE,)),
     "current_player": (np.int32, ()),
@@ -46,6 +52,12 @@ STATE_FIELDS = {
     "step_count": (np.int32, ()),
     "opponent_shots": (np.int32, ()),
 }
+
+
+def state_fields(form: str = "strike") -> dict:
+    """``STATE_FIELDS`` of an action form: the observation's length is the form's
+    (``observation.size``)."""
+    return dict(STATE_FIELDS, observation=(np.float32, (observation.size(actions.check_form(form)),)))
 
 
 def api_test(env, *, seed: int = 0, steps: int = 3, batch: int | None = None, jit: bool = False) -> list[str]:
@@ -66,16 +78,26 @@ def api_test(env, *, seed: int = 0, steps: int = 3, batch: int | None = None, ji
 # -- functional ------------------------------------------------------------------------------------
 
 
-def check_state(state: State, batch: tuple = ()) -> None:
-    """AssertionError unless the State's fields have their dtypes and shapes (``STATE_FIELDS``,
-    with the leading ``batch`` axes), the observation lies in ``observation.flat_space()`` and
-    the current player is 0 or 1."""
-    for name, (dtype, shape) in STATE_FIELDS.items():
+def check_state(state: State, batch: tuple = (), form: str = "strike") -> None:
+    """AssertionError unless the State's fields have their dtypes and shapes (``state_fields(form)``,
+    with the leading ``batch`` axes), the observation lies in ``observation.flat_space(form)``,
+    the candidates are there for the "lines" form only (a strike per candidate, ``lines.COUNT``)
+    and the current player is 0 or 1. ``form``: the environment's action form."""
+    for name, (dtype, shape) in state_fields(form).items():
         value = np.asarray(getattr(state, name))
         want = tuple(batch) + shape
         assert value.dtype == dtype and value.shape == want, (
             f"State.{name} is {value.dtype} {value.shape}, the contract says {np.dtype(dtype)} {want}")
-    _assert_in_space(np.asarray(state.observation), observation.flat_space(), "State.observation", batch)
+    _assert_in_space(np.asarray(state.observation), observation.flat_space(form), "State.observation", batch)
+    if form != "lines":
+        assert state.candidates is None, f"State.candidates must be None for the {form!r} form"
+    else:
+        want = tuple(batch) + (lines.COUNT,)
+        candidates = state.candidates
+        shapes = {name: np.shape(np.asarray(getattr(candidates, name))) if hasattr(candidates, name) else None
+                  for name in ("V0", "phi", "theta", "a", "b")}
+        assert all(shape == want for shape in shapes.values()), (
+            f"State.candidates must be the {lines.COUNT} candidate strikes, {want} each, got {shapes}")
     layout = np.shape(state.game.positions)
     assert layout == tuple(batch) + (3, 2), f"State.game.positions has shape {layout}, want {tuple(batch) + (3, 2)}"
     players = set(np.unique(np.asarray(state.current_player)).tolist())
@@ -87,7 +109,7 @@ def check_transition(before: State, after: State, env: FunctionalEnv, params, ba
     ``before`` had finished, the same State with zero rewards (the base step); elsewhere one more
     step, and without a built-in opponent's shots rewards equal to the referee's points
     (``modes.reward_of`` of the step's outcome)."""
-    check_state(after, batch)
+    check_state(after, batch, env.action_form)
     done = np.asarray(before.terminated | before.truncated).reshape(tuple(batch))
     rewards = np.asarray(after.rewards)
     if np.any(done):
@@ -119,7 +141,7 @@ def check_functional(env: FunctionalEnv, params=None, *, seed: int = 0, steps: i
     params = env.default_params if params is None else params
     key = jax.random.PRNGKey(seed)
     run = Runner(env, None, fused=False)
-    n = env.num_actions
+    form = env.action_form
     done = []
 
     def episode():
@@ -127,11 +149,11 @@ def check_functional(env: FunctionalEnv, params=None, *, seed: int = 0, steps: i
         states = [run.reset(k_init, params)]
         for i in range(steps):
             k_act, k_step = jax.random.split(jax.random.fold_in(k_play, i))
-            states.append(run.step(states[-1], _random_actions(k_act, None, n), k_step, params)[0])
+            states.append(run.step(states[-1], _random_actions(k_act, None, form), k_step, params)[0])
         return states
 
     states = episode()
-    check_state(states[0])
+    check_state(states[0], form=form)
     for before, after in zip(states, states[1:]):
         check_transition(before, after, env, params)
     done += ["state", "transitions"]
@@ -141,17 +163,18 @@ def check_functional(env: FunctionalEnv, params=None, *, seed: int = 0, steps: i
     done.append("determinism")
     first, k = states[0], jax.random.fold_in(key, 99)
     finished = replace(first, terminated=jnp.asarray(True))
-    check_transition(finished, run.step(finished, _random_actions(k, None, n), k, params)[0], env, params)
+    check_transition(finished, run.step(finished, _random_actions(k, None, form), k, params)[0], env, params)
     done.append("finished_state")
-    nan = run.step(first, np.full(n, np.nan, np.float32), k, params)[0]
-    zero = run.step(first, np.zeros(n, np.float32), k, params)[0]
-    assert _tree_equal(nan, zero), "inside jit a NaN action must play as zeros (actions.clean), it played otherwise"
+    nan = run.step(first, np.full(actions.shape(form), np.nan, np.float32), k, params)[0]
+    zero = run.step(first, np.zeros(actions.shape(form), np.float32), k, params)[0]
+    assert _tree_equal(nan, zero), ("inside jit a NaN action must play as zeros (actions.sanitize; index 0 for "
+                                    "\"lines\"), it played otherwise")
     done.append("nan_action")
     if batch is not None:
         _check_batch(env, params, key, batch, run)
         done.append("batch")
     if jit:
-        action, k_step = _random_actions(jax.random.fold_in(key, 7), None, n), jax.random.fold_in(key, 8)
+        action, k_step = _random_actions(jax.random.fold_in(key, 7), None, form), jax.random.fold_in(key, 8)
         whole = jax.jit(env.step)(first, action, k_step, params)
         staged = run.step(first, action, k_step, params)[0]
         assert _tree_equal(whole, staged), "jax.jit(env.step) and the step run stage by stage give other States"
@@ -164,8 +187,8 @@ def _check_batch(env, params, key, batch: int, single: Runner) -> None:
     run = Runner(env, batch, fused=False, lanes=batch)
     k_init, k_act, k_step = jax.random.split(jax.random.fold_in(key, 1), 3)
     states = run.reset(k_init, params)
-    check_state(states, (batch,))
-    acts = _random_actions(k_act, batch, env.num_actions)
+    check_state(states, (batch,), env.action_form)
+    acts = _random_actions(k_act, batch, env.action_form)
     keys = jax.random.split(k_step, batch)
     stepped = run.step_rows(states, acts, keys, params)[0]
     check_transition(states, stepped, env, params, (batch,))
@@ -190,6 +213,7 @@ def check_gymnasium(env: gym.Env, *, seed: int = 0, steps: int = 3) -> list[str]
     for name in ("action_space", "observation_space"):
         space = getattr(env, name, None)
         assert isinstance(space, gym.spaces.Space), f"env.{name} must be a gymnasium.spaces.Space, got {space!r}"
+    _check_form_spaces(env.unwrapped)
 
     env.action_space.seed(seed)
     moves = [env.action_space.sample() for _ in range(steps)]
@@ -235,13 +259,33 @@ def check_gymnasium(env: gym.Env, *, seed: int = 0, steps: int = 3) -> list[str]
     return done
 
 
-def _bad_actions_refused(env: gym.Env, seed: int, good, first_step) -> bool:
-    """Bad actions raise ValueError and leave the episode as it was: after them, the first good
-    action plays the step it played from the same reset. False where the action space is no
-    Box (no bad actions to make)."""
-    space = env.action_space
+def _check_form_spaces(inner) -> None:
+    """An unwrapped billiards environment (one with an ``action_form`` and an ``obs_format``):
+    AssertionError unless its spaces are its form's (``actions.space``, ``observation.flat_space``
+    or ``dict_space``). Other environments are not checked here."""
+    form, obs_format = getattr(inner, "action_form", None), getattr(inner, "obs_format", None)
+    if not (isinstance(form, str) and form in actions.FORMS and obs_format in ("flat", "dict")):
+        return
+    want = actions.space(form)
+    assert inner.action_space == want, (
+        f"the {form!r} form's action space is {want}, the environment's {inner.action_space}")
+    want = observation.flat_space(form) if obs_format == "flat" else observation.dict_space(form)
+    assert inner.observation_space == want, (
+        f"the {form!r} form's {obs_format} observation space is {want}, the environment's {inner.observation_space}")
+
+
+def _bad_actions(space: gym.spaces.Space) -> list[tuple[str, Any]]:
+    """(what, action) pairs outside ``space``: a Box's NaN, another shape and (bounded) above its
+    high; a Discrete's NaN, a fraction, below its start, past its end and another shape. None for
+    any other space (an empty list)."""
+    if isinstance(space, gym.spaces.Discrete):
+        start = int(space.start)
+        end = start + int(space.n)
+        return [("NaN", np.float32(np.nan)), (f"{start + 0.5}, not whole", np.float64(start + 0.5)),
+                (f"{start - 1}, below the start", np.int64(start - 1)), (f"{end}, past the end", np.int64(end)),
+                ("shape (1,)", np.full((1,), start, np.int64))]
     if not isinstance(space, gym.spaces.Box):
-        return False
+        return []
     bad: list[tuple[str, Any]] = [
         ("NaN", np.full(space.shape, np.nan, np.float32)),
         (f"shape {space.shape[:-1] + (space.shape[-1] + 1,)}",
@@ -249,6 +293,16 @@ def _bad_actions_refused(env: gym.Env, seed: int, good, first_step) -> bool:
     ]
     if np.all(np.isfinite(space.high)):
         bad.append(("above the Box's high", (space.high + 1.0).astype(np.float32)))
+    return bad
+
+
+def _bad_actions_refused(env: gym.Env, seed: int, good, first_step) -> bool:
+    """Bad actions raise ValueError and leave the episode as it was: after them, the first good
+    action plays the step it played from the same reset. False where the action space is neither
+    a Box nor a Discrete (no bad actions to make)."""
+    bad = _bad_actions(env.action_space)
+    if not bad:
+        return False
     _reset(env, seed)
     for what, action in bad:
         try:
@@ -336,8 +390,12 @@ def _check_counts(steps, batch) -> None:
         raise ValueError(f"batch must be None or an int >= 1, got {batch!r}")
 
 
-def _random_actions(key, batch: int | None = None, n: int = actions.N_ACTIONS) -> np.ndarray:
-    shape = (n,) if batch is None else (batch, n)
+def _random_actions(key, batch: int | None = None, form: str = "strike") -> np.ndarray:
+    """Uniform actions of the form's action space (``actions.space``): float32 in [-1, 1] of
+    ``actions.shape(form, batch)``, or int32 indices 0..COUNT-1 for "lines"."""
+    shape = actions.shape(form, batch)
+    if form == "lines":
+        return np.asarray(jax.random.randint(key, shape, 0, actions.size(form), jnp.int32))
     return np.asarray(jax.random.uniform(key, shape, jnp.float32, actions.LOW, actions.HIGH))
 
 
@@ -367,4 +425,5 @@ def _describe(record) -> str:
     return f"reward {reward}, terminated {terminated}, truncated {truncated}, call {call!r}"
 
 
-__all__ = ["api_test", "check_functional", "check_gymnasium", "check_state", "check_transition", "STATE_FIELDS"]
+__all__ = ["api_test", "check_functional", "check_gymnasium", "check_state", "check_transition", "STATE_FIELDS",
+           "state_fields"]

@@ -9,8 +9,9 @@ is in ``info["final_obs"]`` (a dense (num_envs, ...) array, valid where ``info["
 ``info`` holds arrays over the batch, the batch keys of ``billiards_env.info``'s table (``points``,
 ``foul``, ``reason`` as names, ``scores``, ``current_player``, ``opponent_shots``, ``rewards``,
 ``repairs``, of the games as the step left them, before any autoreset; after ``reset`` too).
-Actions: (num_envs, 9) in [-1, 1] ((num_envs, 10) with ``action="contact"``); a bad batch raises
-ValueError naming the allowed range.
+Actions: (num_envs, 9) in [-1, 1] ((num_envs, 10) with ``action="contact"``, (num_envs,) whole
+numbers in 0..131 with ``action="lines"``); a bad batch raises ValueError naming the allowed range.
+The observation space is the action form's (``observation.flat_space(action)``, ``dict_space``).
 """
 from __future__ import annotations
 
@@ -48,8 +49,8 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
         self.params = self.functional.default_params
         self.action_form = self.functional.action_form
         self.single_action_space = actions.space(self.action_form)
-        self.single_observation_space = (observation.flat_space() if obs_format == "flat"
-                                         else observation.dict_space())
+        self.single_observation_space = (observation.flat_space(self.action_form) if obs_format == "flat"
+                                         else observation.dict_space(self.action_form))
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.render_mode = None
@@ -65,7 +66,7 @@ class BilliardsVectorEnv(gym.vector.VectorEnv):
 
     def _obs(self, flat):
         flat = np.array(flat, dtype=np.float32)
-        return flat if self.obs_format == "flat" else observation.to_dict(flat)
+        return flat if self.obs_format == "flat" else observation.to_dict(flat, self.action_form)
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)

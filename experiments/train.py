@@ -80,8 +80,14 @@ BACKENDS = ("jax", "sb3")
 ALGOS = ("ppo", "sac")
 SHAPINGS = ("none", "carom")
 EVAL_BATCH = 500  # evaluation shots are played in padded batches of this size (one compilation)
-# Per algorithm: n_envs, learning rate, minibatch size (see the module docstring).
-DEFAULTS = {"ppo": dict(n_envs=512, lr=1e-3, batch_size=512), "sac": dict(n_envs=64, lr=3e-4, batch_size=256)}
+# Per algorithm (and form): n_envs, learning rate, minibatch size, ... (docs/training.md).
+COMMON = dict(n_steps=8, epochs=10, lr_schedule="linear", net="64,64")
+DEFAULTS = {"ppo": dict(COMMON, n_envs=512, lr=1e-3, batch_size=512),
+            "sac": dict(COMMON, n_envs=64, lr=3e-4, batch_size=256),
+            ("ppo", "lines"): dict(n_envs=256, n_steps=4, batch_size=256, epochs=8, lr=3e-4, lr_schedule="constant",
+                                   net="128,128")}
+"""The defaults of each algorithm, and of PPO on the "lines" form (a categorical policy over 132
+candidates, whose steps cost more than its updates); docs/training.md says why."""
 
 
 # -- the environment ------------------------------------------------------------------------------
@@ -135,7 +141,7 @@ def make_model(args, venv):
     net = list(net_sizes(args))
     if args.algo == "ppo":
         model = PPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.epochs,
-                    learning_rate=lr, gamma=0.99, gae_lambda=0.95, ent_coef=0.0, clip_range=0.2,
+                    learning_rate=lr, gamma=0.99, gae_lambda=0.95, ent_coef=args.ent_coef, clip_range=0.2,
                     seed=args.seed, device="cpu",
                     policy_kwargs=dict(net_arch=net, log_std_init=0.0, activation_fn=torch.nn.Tanh))
     else:
@@ -334,14 +340,16 @@ def parse_args(argv=None):
                              "strike, or contact, 10 components aimed at a chosen ball (target, thickness, ...)")
     parser.add_argument("--timesteps", type=int, default=500_000, help="training shots")
     parser.add_argument("--max-minutes", type=float, help="stop training after this wall time (minutes)")
-    parser.add_argument("--n-envs", type=int, help="environments per batched step (ppo 512, sac 64)")
-    parser.add_argument("--n-steps", type=int, default=8, help="PPO: steps per environment per update")
-    parser.add_argument("--batch-size", type=int, help="minibatch size (ppo 512, sac 256)")
-    parser.add_argument("--epochs", type=int, default=10, help="PPO: epochs per update")
-    parser.add_argument("--lr", type=float, help="learning rate (ppo 1e-3, sac 3e-4)")
-    parser.add_argument("--lr-schedule", default="linear", choices=("linear", "constant"),
-                        help="linear: the learning rate falls to 0 at --timesteps")
-    parser.add_argument("--net", default="64,64", help="hidden layer sizes of the policy and value networks")
+    parser.add_argument("--n-envs", type=int, help="environments per batched step (ppo 512, on lines 256; sac 64)")
+    parser.add_argument("--n-steps", type=int, help="PPO: steps per environment per update (8, on lines 4)")
+    parser.add_argument("--batch-size", type=int, help="minibatch size (ppo 512, on lines 256; sac 256)")
+    parser.add_argument("--epochs", type=int, help="PPO: epochs per update (10, on lines 8)")
+    parser.add_argument("--lr", type=float, help="learning rate (ppo 1e-3, on lines 3e-4; sac 3e-4)")
+    parser.add_argument("--lr-schedule", choices=("linear", "constant"),
+                        help="linear (the default; on lines constant): the learning rate falls to 0 at --timesteps")
+    parser.add_argument("--ent-coef", type=float, default=0.0, help="PPO: entropy bonus coefficient")
+    parser.add_argument("--net", help="hidden layer sizes of the policy and value networks (64,64; on lines 128,128, "
+                                      "the candidate scorer's)")
     parser.add_argument("--gradient-steps", type=int, default=8, help="SAC: gradient steps per batched step")
     parser.add_argument("--buffer", type=int, default=200_000, help="SAC: replay buffer size")
     parser.add_argument("--learning-starts", type=int, default=2048, help="SAC: shots before the first update")
@@ -380,7 +388,8 @@ def parse_args(argv=None):
     if args.backend == "jax" and sb3_only:
         parser.error(f"{', '.join(sb3_only)}: for --backend sb3 only (the jax backend trains PPO on the official "
                      "reward, without torch)")
-    for name, value in DEFAULTS[args.algo].items():
+    recipe = dict(DEFAULTS[args.algo], **DEFAULTS.get((args.algo, args.action), {}))
+    for name, value in recipe.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
     if args.out is None:
@@ -453,7 +462,7 @@ def ppo_config(args, updates: int):
 
     return PPOConfig(n_envs=args.n_envs, n_steps=args.n_steps, minibatch_size=args.batch_size, epochs=args.epochs,
                      lr=args.lr, lr_schedule=args.lr_schedule, total_updates=updates, hidden=net_sizes(args),
-                     lanes=args.lanes)
+                     ent_coef=args.ent_coef, lanes=args.lanes)
 
 
 def train_jax(args, env_settings: dict, start_time: float) -> Trained:

@@ -1,0 +1,112 @@
+"""The "lines" form's categorical policy: the candidate scorer, its masking, its log-probabilities
+and entropy, its checkpoint, the ``rl`` agent spec, and (slow) PPO training and play on the form."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from agents.jax_policy import MASKED, from_arrays, init_network, is_categorical, logits, play_action, to_arrays
+from agents.jax_ppo import categorical_entropy, categorical_log_prob
+from agents.specs import AgentSpecError, load_rl, make_agent, parse_agent_spec
+from billiards_env import lines, observation
+
+N_OBS = observation.size("lines")
+
+
+def _obs(key, mask):
+    """Observations (len(mask), N_OBS) with random features and the given masks (rows of COUNT)."""
+    mask = np.asarray(mask, np.float32)
+    x = np.array(jax.random.uniform(key, (mask.shape[0], N_OBS), jnp.float32, -1.0, 1.0))
+    x[:, -lines.COUNT:] = mask
+    return jnp.asarray(x)
+
+
+def test_lines_network_scores_every_candidate_with_one_scorer():
+    net = init_network(jax.random.PRNGKey(0), (8,), form="lines")
+    assert is_categorical(net) and net["pi"][0]["w"].shape == (lines.FEATURES, 8)
+    obs = _obs(jax.random.PRNGKey(1), np.ones((2, lines.COUNT)))
+    feats, _ = lines.split(obs)
+    # swapping two candidates' features swaps their logits: the same weights score every candidate
+    swapped = np.asarray(obs).copy()
+    a, b = 3 * lines.FEATURES + observation.OBS_SIZE, 7 * lines.FEATURES + observation.OBS_SIZE
+    swapped[:, a:a + lines.FEATURES], swapped[:, b:b + lines.FEATURES] = \
+        np.asarray(obs)[:, b:b + lines.FEATURES], np.asarray(obs)[:, a:a + lines.FEATURES]
+    lg, lg2 = np.asarray(logits(net, obs)), np.asarray(logits(net, jnp.asarray(swapped)))
+    assert feats.shape == (2, lines.COUNT, lines.FEATURES)
+    np.testing.assert_allclose(lg2[:, 3], lg[:, 7], rtol=1e-6)
+    np.testing.assert_allclose(lg2[:, 7], lg[:, 3], rtol=1e-6)
+
+
+def test_masked_candidates_get_no_probability_and_are_never_played():
+    net = init_network(jax.random.PRNGKey(2), (8,), form="lines")
+    mask = np.zeros((3, lines.COUNT))
+    mask[0, [5, 40]] = 1.0
+    mask[1, :] = 1.0  # row 2: nothing valid, every candidate scored
+    lg = np.asarray(logits(net, _obs(jax.random.PRNGKey(3), mask)))
+    assert np.all(lg[0, mask[0] == 0] == MASKED) and np.all(lg[0, [5, 40]] > MASKED)
+    assert np.all(lg[1:] > MASKED)
+    played = np.asarray(play_action(net, _obs(jax.random.PRNGKey(3), mask)))
+    assert played[0] in (5, 40) and played.dtype == np.int32
+    assert played[1] == np.argmax(lg[1]) and played[2] == np.argmax(lg[2])
+
+
+def test_categorical_log_prob_and_entropy_match_the_softmax():
+    lg = jnp.asarray([[0.0, 1.0, 2.0, MASKED], [3.0, -1.0, 0.5, 0.0]], jnp.float32)
+    p = np.exp(np.asarray(lg, np.float64) - np.asarray(lg, np.float64).max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    idx = jnp.asarray([2, 0])
+    np.testing.assert_allclose(np.asarray(categorical_log_prob(idx, lg)), np.log(p[[0, 1], [2, 0]]), rtol=1e-5)
+    ent = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0), -1).mean()
+    np.testing.assert_allclose(float(categorical_entropy(lg)), ent, rtol=1e-5)
+
+
+def test_lines_checkpoint_arrays_round_trip_and_refuse_wrong_shapes():
+    net = init_network(jax.random.PRNGKey(4), (16, 8), form="lines")
+    arrays = to_arrays(net)
+    assert "log_std" not in arrays
+    back = from_arrays(arrays, (16, 8), lines.COUNT, "lines")
+    for part in ("pi", "vf"):
+        for layer, other in zip(net[part], back[part]):
+            np.testing.assert_array_equal(np.asarray(layer["w"]), np.asarray(other["w"]))
+    with pytest.raises(ValueError, match="log_std must have shape"):
+        from_arrays(arrays, (16, 8), 9, "strike")  # a Gaussian policy's arrays are other shapes
+
+
+def test_rl_agent_spec_takes_no_options_and_names_the_shipped_disciplines():
+    assert parse_agent_spec("rl").kind == "rl"
+    with pytest.raises(AgentSpecError, match="takes no options"):
+        parse_agent_spec("rl:hidden=3")
+    with pytest.raises(AgentSpecError, match="needs the discipline"):
+        make_agent("rl")
+    with pytest.raises(AgentSpecError, match="no shipped RL policy for balkline_71_2; shipped for"):
+        load_rl("balkline_71_2")
+
+
+@pytest.mark.slow
+def test_ppo_on_lines_trains_and_its_planner_plays_the_candidates_it_scores(tmp_path):
+    """Two PPO updates on the "lines" form run with finite losses; the trained planner's strikes
+    are the candidates its deterministic policy picks from each state's observation; the
+    checkpoint reads back to the same strikes."""
+    from agents.jax_policy import JaxPolicyAgent
+    from agents.jax_ppo import PPO, PPOConfig
+    from billiards_env import make_functional
+
+    env = make_functional("three_cushion", action="lines")
+    ppo = PPO(env, PPOConfig(n_envs=8, n_steps=2, minibatch_size=8, epochs=1, hidden=(8,), total_updates=2))
+    state, metrics = ppo.run(ppo.init(seed=0), 2)
+    assert all(np.all(np.isfinite(np.asarray(v))) for v in metrics.values())
+    assert np.all(np.asarray(metrics["entropy"]) > 0)
+    agent = ppo.agent(state)
+    params = env.default_params
+    states = env.init_batch(jax.random.split(jax.random.PRNGKey(7), 8))
+    shots = agent.plan_batch(params.rules, states.game, params.physics, jax.random.split(jax.random.PRNGKey(0), 8))
+    pick = np.asarray(play_action(agent.net, states.observation))
+    np.testing.assert_allclose(np.asarray(shots.phi), np.asarray(states.candidates.phi)[np.arange(8), pick])
+    np.testing.assert_allclose(np.asarray(shots.V0), np.asarray(states.candidates.V0)[np.arange(8), pick])
+    agent.save(tmp_path / "lines")
+    again = JaxPolicyAgent.load(tmp_path / "lines")
+    assert again.action_form == "lines"
+    shots2 = again.plan_batch(params.rules, states.game, params.physics, jax.random.split(jax.random.PRNGKey(0), 8))
+    np.testing.assert_array_equal(np.asarray(shots2.phi), np.asarray(shots.phi))
