@@ -212,7 +212,7 @@ class _Trainer:
     def _env_step(self):
         c = self.config
         if c.env_step == "pool":
-            return batch_step(self.env.config, c.lanes, autoreset=True)
+            return batch_step(self.env.config, c.lanes, autoreset=True, final_view=False)
         step_one = jax.vmap(self.env.step_autoreset, in_axes=(0, 0, 0, None))
 
         def step(states, action, key, params):

@@ -83,13 +83,17 @@ class Config:
     so one compiled step serves all six carom disciplines. ``action``: the acting player's action
     form (``actions.FORMS``); only the ``begin`` and ``end`` stages read it (the built-in
     opponent plays strike-form actions whatever the form). ``line_table``: for the "lines" form,
-    the (cushions, hungarian) that shape the discipline's line table (``billiards_env.lines``)."""
+    the (cushions, hungarian) that shape the discipline's line table (``billiards_env.lines``).
+    ``final_view``: False leaves the lines part of a "shot" episode's final observation at zero
+    (no lines found for a position nobody plays from: half a lines step's cost), for training
+    loops that reset at once and never read it (``runner.batch_step``)."""
 
     family: str
     mode: str
     policy: Callable | None
     action: str = "strike"
     line_table: tuple = ()
+    final_view: bool = True
 
     @property
     def pin(self) -> bool:
@@ -105,13 +109,18 @@ def _zero_shot(dtype):
     return physics.Shot(V0=z, phi=z, theta=z, a=z, b=z)
 
 
-def observe_for(cfg: Config, game, params: EnvParams, step_count, viewer=None):
+def observe_for(cfg: Config, game, params: EnvParams, step_count, viewer=None, lines_view: bool = True):
     """(observation, candidates): the observation of the acting player's form
     (``observation.observe``, and for the "lines" form the candidates' features and mask after it,
-    ``billiards_env.lines.view``) and the "lines" form's candidate strikes (None otherwise)."""
+    ``billiards_env.lines.view``) and the "lines" form's candidate strikes (None otherwise).
+    ``lines_view`` False: zeros for both instead of the lines (``Config.final_view``)."""
     obs = observe(params.rules, game, params, step_count, viewer)
     if cfg.action != "lines":
         return obs, None
+    if not lines_view:
+        zero = jnp.zeros((lines.COUNT,), params.physics.dtype)
+        blank = jnp.zeros((observation.size("lines") - obs.shape[-1],), obs.dtype)
+        return jnp.concatenate([obs, blank]), physics.Shot(V0=zero, phi=zero, theta=zero, a=zero, b=zero)
     cushions, hungarian = cfg.line_table
     view, shots = lines.view(cushions, hungarian, game, params)
     return jnp.concatenate([obs, view]), shots
@@ -245,7 +254,7 @@ def end(cfg: Config, state: State, turn: Turn, carry: dict, params: EnvParams) -
     terminated = modes.terminated(cfg.mode, carry["outcome"], game)
     stuck = opponent_to_play(cfg, dict(carry, n=jnp.zeros((), jnp.int32))) & (carry["n"] >= modes.MAX_OPPONENT_SHOTS)
     truncated = ~terminated & ((step_count >= params.max_steps) | stuck)
-    obs, candidates = observe_for(cfg, game, params, step_count)
+    obs, candidates = observe_for(cfg, game, params, step_count, lines_view=cfg.final_view or cfg.mode != "shot")
     new = State(
         game=game,
         observation=obs,
@@ -335,7 +344,8 @@ def _stage_config(cfg: Config, name: str) -> Config:
         return Config(cfg.family, "shot", None)
     if name == "end":  # the observation: the strike and contact forms share it
         form = cfg.action if cfg.action == "lines" else "strike"
-        return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent, form, cfg.line_table)
+        return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent, form, cfg.line_table,
+                      cfg.final_view)
     if name == "merge":
         return Config(cfg.family, cfg.mode, None if cfg.policy is None else _has_opponent)
     return dataclasses.replace(cfg, action="strike", line_table=())

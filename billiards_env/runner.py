@@ -64,20 +64,23 @@ def _reset_finished(cfg, stepped, key, params):
     return _select(stepped.done, fresh, stepped)
 
 
-def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True):
+def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True, final_view: bool = True):
     """The pure batched step with the batch's automatic reset, for callers that trace it inside
     their own ``jit`` (``agents.jax_ppo``): ``step(states, actions, key, params) -> (State after
     the reset of finished environments, State as the step left it)``, ``key`` one key. The
     physics runs on the lane pool, split over the devices (``physics.devices.split_batch``);
     each environment's key is drawn from ``key`` before the split, so the results do not depend
-    on the device count."""
+    on the device count. ``final_view`` False: the lines form's final observations of "shot"
+    episodes are left blank (``functional.Config.final_view``; the reset states are whole)."""
+    fresh_cfg = cfg
+    cfg = dataclasses.replace(cfg, final_view=final_view)
     ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
     stepped_of = devices.split_batch(lambda s, a, k, p: transition(cfg, s, a, k, p, ops)[0], (True, True, True, False))
 
     def step(states, actions, key, params):
         k_step, k_reset = jax.random.split(key)
         stepped = stepped_of(states, actions, jax.random.split(k_step, actions.shape[0]), params)
-        following = _reset_finished(cfg, stepped, k_reset, params) if autoreset else stepped
+        following = _reset_finished(fresh_cfg, stepped, k_reset, params) if autoreset else stepped
         return following, stepped
 
     return step

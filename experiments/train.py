@@ -1,4 +1,4 @@
-"""Train a PPO or SAC agent on a discipline's "shot" mode and compare it with the random player.
+"""Train a PPO, SAC or DQN agent on a discipline's "shot" mode and compare it with the random player.
 
 One episode is one shot from a random legal layout (or, with ``--start-probability``, the
 discipline's starting position), played with the standard execution noise (``--noise``; 0 plays
@@ -8,17 +8,17 @@ the policy's strokes exactly): the defaults of evaluation and of the environment
 
 * ``--backend jax`` (default, the faster): PPO in plain JAX (``agents.jax_ppo``), every update
   (rollout on the physics lane pool, GAE, the epochs) one compiled call with nothing copied to the
-  host; the policy is saved as ``.npz`` + ``.json`` (``agents.JaxPolicyAgent``). PPO only, on the
+  host; the policy is saved as ``.npz`` + ``.json`` (``agents.JaxPolicyAgent``). PPO, or on the
+  ``lines`` form ``--algo dqn`` (``agents.jax_dqn``: Q-learning over the candidates), on the
   official reward (no ``--shaping``).
 * ``--backend sb3``: Stable-Baselines3 PPO or SAC (torch) on the batched JAX environments
   (``billiards_env.sb3.BilliardsVecEnv``); saved as ``.zip`` + ``.json`` (``agents.LearnedAgent``).
   The default when an option only it has is given (``--algo sac``, ``--shaping``, ``--staged``,
   ``--threads``).
 
-``--action`` picks the policy's action form (``billiards_env.actions``, both backends): ``strike``
-(the default, the raw 9-component strike) or ``contact`` (10 components aimed at a chosen ball:
-target bucket, thickness, then speed, elevation, tip, choices). The saved model records it and
-plays it as a planner (``agents.learned.shots_of``).
+``--action`` picks the policy's action form (``billiards_env.actions``): ``strike`` (the default,
+the raw 9-component strike), ``contact`` (aimed at a chosen ball) or ``lines`` (one of 132
+candidate strikes of the geometry). The saved model records it and plays it as a planner.
 
 Both use the same settings, progress bar, evaluation and output files. Every ``--eval-every``
 timesteps the deterministic policy (the planner that evaluation commands load) plays one shot
@@ -77,13 +77,14 @@ from physics.simulate import DEFAULT_LANES
 
 BACKENDS = ("jax", "sb3")
 
-ALGOS = ("ppo", "sac")
+ALGOS = ("ppo", "sac", "dqn")
 SHAPINGS = ("none", "carom")
 EVAL_BATCH = 500  # evaluation shots are played in padded batches of this size (one compilation)
 # Per algorithm (and form): n_envs, learning rate, minibatch size, ... (docs/training.md).
 COMMON = dict(n_steps=8, epochs=10, lr_schedule="linear", net="64,64")
 DEFAULTS = {"ppo": dict(COMMON, n_envs=512, lr=1e-3, batch_size=512),
             "sac": dict(COMMON, n_envs=64, lr=3e-4, batch_size=256),
+            "dqn": dict(COMMON, n_envs=256, lr=1e-3, batch_size=512, lr_schedule="constant", net="128,128"),
             ("ppo", "lines"): dict(n_envs=256, n_steps=4, batch_size=256, epochs=8, lr=3e-4, lr_schedule="constant",
                                    net="128,128")}
 """The defaults of each algorithm, and of PPO on the "lines" form (a categorical policy over 132
@@ -350,9 +351,11 @@ def parse_args(argv=None):
     parser.add_argument("--ent-coef", type=float, default=0.0, help="PPO: entropy bonus coefficient")
     parser.add_argument("--net", help="hidden layer sizes of the policy and value networks (64,64; on lines 128,128, "
                                       "the candidate scorer's)")
-    parser.add_argument("--gradient-steps", type=int, default=8, help="SAC: gradient steps per batched step")
-    parser.add_argument("--buffer", type=int, default=200_000, help="SAC: replay buffer size")
-    parser.add_argument("--learning-starts", type=int, default=2048, help="SAC: shots before the first update")
+    parser.add_argument("--gradient-steps", type=int, default=8, help="SAC, DQN: gradient steps per batched step")
+    parser.add_argument("--buffer", type=int, default=200_000, help="SAC, DQN: replay buffer size")
+    parser.add_argument("--learning-starts", type=int, default=2048, help="SAC, DQN: shots before the first update")
+    parser.add_argument("--explore-fraction", type=float, default=0.2,
+                        help="DQN: share of the run over which epsilon falls from 1 to 0.05")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
     parser.add_argument("--zero-sum", action="store_true", help="reward minus the points handed to the opponent")
     parser.add_argument("--start-probability", type=float, default=DEFAULT_START_PROBABILITY,
@@ -381,13 +384,15 @@ def parse_args(argv=None):
     parser.add_argument("--export", help="also save the model here (a .zip path; its .json beside it)")
     args = parser.parse_args(argv)
     check_counts(parser, args)
-    sb3_only = [flag for flag, given in (("--algo sac", args.algo != "ppo"), ("--shaping", args.shaping != "none"),
+    if args.algo == "dqn" and (args.action != "lines" or args.backend == "sb3"):
+        parser.error("--algo dqn learns the lines form on the jax backend: give --action lines (and no --backend sb3)")
+    sb3_only = [flag for flag, given in (("--algo sac", args.algo == "sac"), ("--shaping", args.shaping != "none"),
                                          ("--staged", args.staged), ("--threads", args.threads != 1)) if given]
     if args.backend is None:
         args.backend = "sb3" if sb3_only else "jax"
     if args.backend == "jax" and sb3_only:
-        parser.error(f"{', '.join(sb3_only)}: for --backend sb3 only (the jax backend trains PPO on the official "
-                     "reward, without torch)")
+        parser.error(f"{', '.join(sb3_only)}: for --backend sb3 only (the jax backend trains PPO or DQN on the "
+                     "official reward, without torch)")
     recipe = dict(DEFAULTS[args.algo], **DEFAULTS.get((args.algo, args.action), {}))
     for name, value in recipe.items():
         if getattr(args, name) is None:
@@ -465,31 +470,46 @@ def ppo_config(args, updates: int):
                      ent_coef=args.ent_coef, lanes=args.lanes)
 
 
+def q_config(args, updates: int, hungarian: bool):
+    """The Q-learner's settings from the command line (rewards over 100 in the Hungarian game, H-9.4)."""
+    from agents.jax_dqn import QConfig
+
+    return QConfig(n_envs=args.n_envs, gradient_steps=args.gradient_steps, batch_size=args.batch_size,
+                   buffer=args.buffer, learning_starts=args.learning_starts, lr=args.lr, total_updates=updates,
+                   explore_fraction=args.explore_fraction, reward_scale=0.01 if hungarian else 1.0,
+                   hidden=net_sizes(args), lanes=args.lanes)
+
+
 def train_jax(args, env_settings: dict, start_time: float) -> Trained:
-    """The JAX PPO (``agents.jax_ppo``): every update one compiled call, no host copies between."""
+    """The JAX PPO (``agents.jax_ppo``) or Q-learner (``agents.jax_dqn``): every update one
+    compiled call, no host copies between."""
     from agents.jax_policy import JaxPolicyAgent
     from agents.jax_ppo import PPO
     from billiards_env import make_functional
 
     env = make_functional(args.discipline, "shot", action=args.action, **env_values(args))
-    shots = args.n_envs * args.n_steps
+    shots = args.n_envs * (1 if args.algo == "dqn" else args.n_steps)
     updates = max(1, -(-args.timesteps // shots))
-    ppo = PPO(env, ppo_config(args, updates))
-    tracker = Tracker(args, make_evaluation(args, ppo.env_params, args.eval_layouts, 1), start_time,
+    if args.algo == "dqn":
+        from agents.jax_dqn import CandidateQ
+        learner = CandidateQ(env, q_config(args, updates, env.default_params.rules.is_hungarian))
+    else:
+        learner = PPO(env, ppo_config(args, updates))
+    tracker = Tracker(args, make_evaluation(args, learner.env_params, args.eval_layouts, 1), start_time,
                       curve_title(args))
-    state = ppo.init(args.seed)
+    state = learner.init(args.seed)
     setup_seconds = time.perf_counter() - start_time
     train_start = time.perf_counter()
 
     def evaluate(timesteps):
-        tracker.evaluate(timesteps, ppo.agent(state, env_settings), lambda: jax.device_get(state.net))
+        tracker.evaluate(timesteps, learner.agent(state, env_settings), lambda: jax.device_get(state.net))
 
     if args.eval_every > 0:
         evaluate(0)
     done, seconds = 0, []
     for _ in range(updates):
         t0 = time.perf_counter()
-        state, metrics = ppo.update(state)
+        state, metrics = learner.update(state)
         tracker.recent.append(float(metrics["reward"]))  # waits for the update: the time is the update's
         seconds.append(time.perf_counter() - t0)
         done += shots
@@ -505,8 +525,8 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     info = dict(timesteps=done, selected_timesteps=selected, train_seconds=round(train_seconds, 1),
                 settings=dict(vars(args)))
     agent = JaxPolicyAgent(jax.device_get(state.net) if net is None else net, args.discipline, env_settings, info)
-    return Trained(agent, JaxPolicyAgent.load, ppo.env_params, tracker, done, selected, setup_seconds, train_seconds,
-                   update_timings(seconds, shots))
+    return Trained(agent, JaxPolicyAgent.load, learner.env_params, tracker, done, selected, setup_seconds,
+                   train_seconds, update_timings(seconds, shots))
 
 
 def update_timings(seconds: list, shots: int) -> dict:

@@ -1,5 +1,6 @@
-"""The "lines" form's categorical policy: the candidate scorer, its masking, its log-probabilities
-and entropy, its checkpoint, the ``rl`` agent spec, and (slow) PPO training and play on the form."""
+"""The "lines" form's learners: the categorical policy's candidate scorer, its masking,
+log-probabilities, entropy and checkpoint, the ``rl`` agent spec, the Q-learner's exploration,
+choices and settings, and (slow) PPO and Q-learning updates and play on the form."""
 from __future__ import annotations
 
 import jax
@@ -110,3 +111,67 @@ def test_ppo_on_lines_trains_and_its_planner_plays_the_candidates_it_scores(tmp_
     assert again.action_form == "lines"
     shots2 = again.plan_batch(params.rules, states.game, params.physics, jax.random.split(jax.random.PRNGKey(0), 8))
     np.testing.assert_array_equal(np.asarray(shots2.phi), np.asarray(shots.phi))
+
+
+# -- the Q-learner over the candidates (agents.jax_dqn) ---------------------------------------------
+
+def test_q_learner_epsilon_falls_linearly_then_stays():
+    from agents.jax_dqn import QConfig, epsilon
+
+    c = QConfig(total_updates=100, eps_start=1.0, eps_end=0.1, explore_fraction=0.5)
+    np.testing.assert_allclose([float(epsilon(c, u)) for u in (0, 25, 50, 99)], [1.0, 0.55, 0.1, 0.1], rtol=1e-6)
+
+
+def test_q_learner_chooses_the_best_rated_valid_candidate_or_a_valid_one_at_random():
+    from agents.jax_dqn import choose
+
+    net = init_network(jax.random.PRNGKey(5), (8,), form="lines")
+    mask = np.zeros((64, lines.COUNT))
+    mask[:, [2, 9, 77]] = 1.0
+    obs = _obs(jax.random.PRNGKey(6), mask)
+    greedy = np.asarray(choose(net, obs, jax.random.PRNGKey(0), 0.0))
+    np.testing.assert_array_equal(greedy, np.argmax(np.asarray(logits(net, obs)), -1))
+    explored = np.asarray(choose(net, obs, jax.random.PRNGKey(1), 1.0))
+    assert set(explored.tolist()) == {2, 9, 77}  # 64 draws over three valid candidates
+
+
+@pytest.mark.parametrize("bad", [dict(n_envs=0), dict(buffer=8, n_envs=16), dict(eps_end=0.5, eps_start=0.2),
+                                 dict(explore_fraction=0.0), dict(hidden=())])
+def test_q_learner_config_refuses_bad_settings(bad):
+    from agents.jax_dqn import QConfig
+
+    with pytest.raises(ValueError, match="QConfig"):
+        QConfig(**bad)
+
+
+def test_q_learner_refuses_other_forms_and_modes():
+    from agents.jax_dqn import CandidateQ
+    from billiards_env import make_functional
+
+    with pytest.raises(ValueError, match="lines"):
+        CandidateQ(make_functional("three_cushion", action="contact"))
+
+
+@pytest.mark.slow
+def test_q_learner_fills_its_buffer_with_the_played_candidates_and_learns_their_rewards():
+    """Updates of the Q-learner: the buffer holds each shot's played candidate features and its
+    reward; once learning starts the rating of the buffer's samples moves towards their rewards."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from agents.jax_policy import mlp
+    from billiards_env import make_functional
+
+    env = make_functional("three_cushion", action="lines")
+    dqn = CandidateQ(env, QConfig(n_envs=8, gradient_steps=16, batch_size=16, buffer=64, learning_starts=16,
+                                  lr=1e-2, hidden=(8,), total_updates=4))
+    state = dqn.init(seed=0)
+    first = state
+    for _ in range(4):
+        state, metrics = dqn.update(state)
+    assert int(state.filled) == 32 and np.all(np.isfinite(np.asarray(metrics["q_loss"])))
+    feats = np.asarray(state.replay["features"][:32])
+    assert np.all(np.any(feats != 0, -1))  # every stored row is a candidate's features
+    target = np.asarray(state.replay["target"][:32])
+    assert set(np.unique(target)).issubset({0.0, 1.0})
+    err = lambda net: float(np.mean((np.asarray(mlp(net["pi"], feats))[:, 0] - target) ** 2))  # noqa: E731
+    assert err(state.net) < err(first.net)
+    assert dqn.agent(state).action_form == "lines"

@@ -1,0 +1,198 @@
+"""Q-learning over the "lines" form's candidates in plain JAX and optax: a neural contextual bandit
+for one-shot ("shot" mode) episodes, the form's recommended recipe (docs/agents.md section 6).
+
+A shot's episode ends with the shot, so its value is its reward: the network learns Q(s, a), the
+expected official reward of candidate a in the position s, by regression on the rewards of the
+candidates it played (discount 0), and plays the candidate it rates highest. The Q-network is the
+categorical policy's candidate scorer (``agents.jax_policy``: one MLP over each candidate's
+features, masked candidates never chosen), so the trained policy is a ``JaxPolicyAgent`` of the
+"lines" form like the PPO's; its value head learns the reward of the played shot from the flat
+observation (a reading of the position's worth under the policy; not used to act).
+
+One update: every one of ``n_envs`` environments plays one shot (epsilon-greedy: with probability
+epsilon a valid candidate at random, else the best rated; epsilon falls linearly from
+``eps_start`` to ``eps_end`` over the first ``explore_fraction`` of the updates), the played
+candidates' features and rewards go into a ring buffer of ``buffer`` samples, and
+``gradient_steps`` Adam steps on minibatches of ``batch_size`` drawn from it follow (none before
+``learning_starts`` samples). The target is the reward times ``reward_scale`` (1 in the carom
+games, 1/100 in the Hungarian game, whose shots are worth up to 100 points: H-9.4). Why this
+rather than PPO on the form: an update costs the gradient of one candidate per sample instead of
+all 132 over several epochs, so the environment's step (finding the lines) sets the pace, and
+every shot teaches the rating of what it played (measured in docs/agents.md section 6).
+
+    dqn = CandidateQ(billiards_env.make_functional("three_cushion", action="lines"), QConfig(total_updates=4000))
+    state = dqn.init(seed=0)
+    state, metrics = dqn.update(state)
+    agent = dqn.agent(state)                   # agents.JaxPolicyAgent, a planner
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from physics import devices
+from physics.simulate import DEFAULT_LANES
+from agents.jax_policy import JaxPolicyAgent, init_network, logits, mlp, value
+from billiards_env import lines as env_lines
+from billiards_env.functional import FunctionalEnv
+from billiards_env.modes import shooter_reward
+from billiards_env.observation import OBS_SIZE
+from billiards_env.runner import batch_step
+
+
+@dataclasses.dataclass(frozen=True)
+class QConfig:
+    """The Q-learner's settings (see the module docstring)."""
+
+    n_envs: int = 256
+    gradient_steps: int = 8
+    batch_size: int = 512
+    buffer: int = 262_144
+    learning_starts: int = 4096
+    lr: float = 1e-3
+    total_updates: int = 1
+    eps_start: float = 1.0
+    eps_end: float = 0.05
+    explore_fraction: float = 0.2
+    reward_scale: float = 1.0
+    hidden: tuple[int, ...] = (128, 128)
+    max_grad_norm: float = 1.0
+    lanes: int = DEFAULT_LANES
+
+    def __post_init__(self):
+        for name in ("n_envs", "gradient_steps", "batch_size", "buffer", "total_updates", "lanes"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"QConfig.{name} must be a positive integer, got {v!r}")
+        if self.buffer < self.n_envs:
+            raise ValueError(f"QConfig.buffer must hold at least one update's n_envs = {self.n_envs} samples, "
+                             f"got {self.buffer}")
+        if not (0.0 <= self.eps_end <= self.eps_start <= 1.0) or not (0.0 < self.explore_fraction <= 1.0):
+            raise ValueError(f"QConfig needs 0 <= eps_end <= eps_start <= 1 and 0 < explore_fraction <= 1, got "
+                             f"{self.eps_end}, {self.eps_start}, {self.explore_fraction}")
+        if not self.hidden or any(int(h) < 1 for h in self.hidden):
+            raise ValueError(f"QConfig.hidden must be positive layer sizes, got {self.hidden!r}")
+
+
+class QState(NamedTuple):
+    """Everything the Q-learner carries from one update to the next."""
+
+    net: Any
+    opt_state: Any
+    env_state: Any  # billiards_env.State, leaves (n_envs, ...)
+    key: jax.Array
+    updates: jax.Array  # () int32
+    replay: dict  # "features" (buffer, FEATURES), "obs" (buffer, OBS_SIZE), "target" (buffer,)
+    filled: jax.Array  # () int32, samples in the buffer
+
+
+def epsilon(config: QConfig, updates):
+    """The exploration rate after ``updates`` updates: linear from eps_start to eps_end."""
+    span = max(1.0, config.explore_fraction * config.total_updates)
+    frac = jnp.clip(jnp.asarray(updates, jnp.float32) / span, 0.0, 1.0)
+    return config.eps_start + frac * (config.eps_end - config.eps_start)
+
+
+def choose(net, obs, key, eps):
+    """Epsilon-greedy candidates (n,) for "lines" observations (n, size): the best rated, or with
+    probability ``eps`` a valid one (any, when none is valid) at random."""
+    k_pick, k_coin = jax.random.split(key)
+    _, mask = env_lines.split(obs)
+    valid = mask > 0.5
+    valid = valid | ~jnp.any(valid, -1, keepdims=True)
+    rand = jax.random.categorical(k_pick, jnp.where(valid, 0.0, -jnp.inf))
+    greedy = jnp.argmax(logits(net, obs), -1)
+    explore = jax.random.uniform(k_coin, greedy.shape) < eps
+    return jnp.where(explore, rand, greedy).astype(jnp.int32)
+
+
+class CandidateQ:
+    """The Q-learner on a "lines" ``FunctionalEnv`` in "shot" mode with ``env_params`` (default:
+    the env's ``default_params``); ``init``, ``update`` as ``agents.jax_ppo.PPO``'s."""
+
+    def __init__(self, env: FunctionalEnv, config: QConfig | None = None, env_params=None):
+        if env.action_form != "lines" or env.mode != "shot":
+            raise ValueError(f"CandidateQ learns the \"lines\" form in \"shot\" mode (one-shot episodes), not "
+                             f"action={env.action_form!r}, mode={env.mode!r}")
+        self.env = env
+        self.config = c = config or QConfig()
+        self.env_params = env.default_params if env_params is None else env_params
+        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr))
+        self._step = batch_step(env.config, c.lanes, autoreset=True, final_view=False)
+        self._init_jit = jax.jit(self._init)
+        self._update_jit = jax.jit(self._update)
+
+    def init(self, seed: int) -> QState:
+        return self._init_jit(seed, self.env_params)
+
+    def update(self, state: QState):
+        """One update: (next QState, metrics: dict of () arrays)."""
+        return self._update_jit(state, self.env_params)
+
+    @property
+    def shots_per_update(self) -> int:
+        return self.config.n_envs
+
+    def agent(self, state: QState, env: dict | None = None, info: dict | None = None) -> JaxPolicyAgent:
+        """The greedy policy as a planner (env: the environment settings for its sidecar)."""
+        return JaxPolicyAgent(jax.device_get(state.net), self.env.discipline, env, info, action_form="lines")
+
+    def _init(self, seed, params) -> QState:
+        c = self.config
+        k_net, k_env, key = jax.random.split(jax.random.PRNGKey(seed), 3)
+        net = init_network(k_net, tuple(c.hidden), form="lines")
+        env_state = self.env.init_batch(jax.random.split(k_env, c.n_envs), params)
+        replay = {"features": jnp.zeros((c.buffer, env_lines.FEATURES), jnp.float32),
+                  "obs": jnp.zeros((c.buffer, OBS_SIZE), jnp.float32), "target": jnp.zeros((c.buffer,), jnp.float32)}
+        zero = jnp.zeros((), jnp.int32)
+        return QState(net, self.optimizer.init(net), devices.constrain_batch(env_state), key, zero, replay, zero)
+
+    def _loss(self, net, mb):
+        q = mlp(net["pi"], mb["features"])[..., 0]
+        v = value(net, mb["obs"])
+        q_loss = jnp.mean((q - mb["target"]) ** 2)
+        v_loss = jnp.mean((v - mb["target"]) ** 2)
+        return q_loss + v_loss, dict(q_loss=q_loss, value_loss=v_loss)
+
+    def _update(self, state: QState, params):
+        """One update: a shot per environment, then the gradient steps: (QState, metrics)."""
+        c = self.config
+        key, k_act, k_env, k_fit = jax.random.split(state.key, 4)
+        obs = state.env_state.observation
+        eps = epsilon(c, state.updates)
+        action = choose(state.net, obs, k_act, eps)
+        following, stepped = self._step(state.env_state, action, k_env, params)
+        official = shooter_reward(state.env_state, stepped)
+        feats, _ = env_lines.split(obs)
+        played = jnp.take_along_axis(feats, action[:, None, None], 1)[:, 0]
+        at = (state.filled % c.buffer + jnp.arange(c.n_envs)) % c.buffer
+        new = {"features": played, "obs": obs[:, :OBS_SIZE], "target": official * c.reward_scale}
+        replay = {name: state.replay[name].at[at].set(new[name].astype(jnp.float32)) for name in new}
+        filled = state.filled + c.n_envs  # samples ever stored; the buffer holds min(filled, buffer)
+        held = jnp.minimum(filled, c.buffer)
+        learn = filled >= c.learning_starts
+
+        def fit(carry, k):
+            net, opt_state = carry
+            rows = jax.random.randint(k, (c.batch_size,), 0, held)
+            mb = {name: x[rows] for name, x in replay.items()}
+            grads, stats = jax.grad(self._loss, has_aux=True)(net, mb)
+            updates, new_opt = self.optimizer.update(grads, opt_state, net)
+            new_net = optax.apply_updates(net, updates)
+            keep = lambda a, b: jax.tree_util.tree_map(lambda x, y: jnp.where(learn, x, y), a, b)  # noqa: E731
+            return (keep(new_net, net), keep(new_opt, opt_state)), stats
+
+        (net, opt_state), stats = jax.lax.scan(fit, (state.net, state.opt_state),
+                                               jax.random.split(k_fit, c.gradient_steps))
+        metrics = {name: jnp.mean(v) for name, v in stats.items()}
+        metrics.update(reward=jnp.mean(official), epsilon=eps, episodes=jnp.sum(stepped.done.astype(jnp.int32)))
+        return QState(net, opt_state, devices.constrain_batch(following), key, state.updates + 1, replay,
+                      filled), metrics
+
+
+__all__ = ["CandidateQ", "QConfig", "QState", "choose", "epsilon"]
