@@ -1,8 +1,9 @@
 """The main demonstration: the baseline agents play three-cushion, and the search agent's best
 shots are drawn.
 
-1. Each agent (random, geometric aim, the trained PPO policy shipped in ``docs/models`` when
-   stable-baselines3 is installed, the shipped success model's policy, which simulates nothing,
+1. Each agent (random, geometric aim, the shipped reinforcement-learning policy, ``rl``: DQN
+   over the "lines" form's candidates, trained from scratch on the official reward; the shipped
+   success model's policy, supervised on simulated plays; neither simulates at decision time;
    the search guided by that model, and the search over simulated shots; both searches plan
    8,192 simulated shots per decision) plays ``--innings`` innings from random legal layouts
    under the standard execution noise: it shoots until it misses (``agents.arena``).
@@ -23,19 +24,18 @@ minutes on a 2-core CPU, most of it compiling and the searches' planning.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
 
 from agents import arena
+from agents.specs import rl_path
 from experiments import evaluate as ev
 from experiments import gallery as gal
 from experiments.common import NOISE_HELP, begin, noise_arg, write_csv
 
 DISCIPLINE = "three_cushion"
-MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "models",
-                     "three_cushion_ppo.zip")
+MODEL = rl_path(DISCIPLINE) + ".npz"
 COLUMNS = (("agent", "agent"), ("points per inning", "points_per_inning"), ("success per shot", "success_rate"),
            ("fouls per shot", "foul_rate"), ("shots per inning", "shots_per_inning"),
            ("s per decision", "seconds_per_decision"))
@@ -45,20 +45,18 @@ GUIDED = "guided:shots=8192"  # the guided search at the search's own budget
 
 
 def agent_specs(learned: bool) -> list[str]:
-    """The agents of the demonstration; the learned one only if it can be loaded here."""
+    """The agents of the demonstration; the learned (RL) one only if its model is here."""
     specs = ["random", "geometric"]
     if learned and not os.path.exists(MODEL):
         print(f"the learned agent is left out: its model {os.path.relpath(MODEL)} is not here", file=sys.stderr)
-    elif learned and importlib.util.find_spec("stable_baselines3") is None:
-        print('the learned agent is left out: it needs Stable-Baselines3 (pip install -e ".[all]")', file=sys.stderr)
     elif learned:
-        specs.append(f"learned:{os.path.relpath(MODEL)}")
+        specs.append("rl")
     return specs + ["policy", GUIDED, "search"]
 
 
 def label(row) -> str:
-    if row["agent"].startswith("learned:"):
-        return "learned (PPO)"
+    if row["agent"] == "rl":
+        return "learned (RL: DQN, lines)"
     return "guided" if row["agent"] == GUIDED else row["agent"]
 
 
@@ -108,7 +106,7 @@ def main(argv=None):
     ap.add_argument("--layouts", type=int, default=12, help="random layouts the gallery's shots come from")
     ap.add_argument("--top", type=int, default=3, help="shots drawn in the gallery (and the starting position's)")
     ap.add_argument("--noise", type=noise_arg, default=1.0, help=NOISE_HELP)
-    ap.add_argument("--no-learned", action="store_true", help="leave out the trained PPO policy")
+    ap.add_argument("--no-learned", action="store_true", help="leave out the shipped RL policy")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/demo", help="results folder")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")

@@ -59,6 +59,7 @@ import argparse
 import copy
 import json
 import os
+import sys
 import time
 from typing import Any, Callable, NamedTuple
 
@@ -383,6 +384,7 @@ def parse_args(argv=None):
     parser.add_argument("--out", help="results folder (default results/train/<discipline>_<algo>)")
     parser.add_argument("--export", help="also save the model here (a .zip path; its .json beside it)")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for the sidecar
     check_counts(parser, args)
     if args.algo == "dqn" and (args.action != "lines" or args.backend == "sb3"):
         parser.error("--algo dqn learns the lines form on the jax backend: give --action lines (and no --backend sb3)")
@@ -455,8 +457,8 @@ def train_sb3(args, env_settings: dict, start_time: float) -> Trained:
     selected, weights = tracker.selected(int(model.num_timesteps))
     if weights is not None:
         model.policy.load_state_dict(weights)
-    info = dict(timesteps=int(model.num_timesteps), selected_timesteps=selected, train_seconds=round(train_seconds, 1),
-                settings=dict(vars(args)))
+    info = dict(run_record(args), timesteps=int(model.num_timesteps), selected_timesteps=selected,
+                train_seconds=round(train_seconds, 1), settings=dict(vars(args)))
     return Trained(agent_of(model, info), LearnedAgent.load, venv.params, tracker, int(model.num_timesteps), selected,
                    setup_seconds, train_seconds, {})
 
@@ -522,11 +524,17 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     if not tracker.rows or tracker.rows[-1]["timesteps"] != done:
         evaluate(done)
     selected, net = tracker.selected(done)
-    info = dict(timesteps=done, selected_timesteps=selected, train_seconds=round(train_seconds, 1),
+    info = dict(run_record(args), timesteps=done, selected_timesteps=selected, train_seconds=round(train_seconds, 1),
                 settings=dict(vars(args)))
     agent = JaxPolicyAgent(jax.device_get(state.net) if net is None else net, args.discipline, env_settings, info)
     return Trained(agent, JaxPolicyAgent.load, learner.env_params, tracker, done, selected, setup_seconds,
                    train_seconds, update_timings(seconds, shots))
+
+
+def run_record(args) -> dict:
+    """What a sidecar says of its training run: the algorithm, the backend and the command."""
+    command = " ".join(["python -m experiments.train"] + args.argv)
+    return dict(algorithm=args.algo, backend=args.backend, command=command)
 
 
 def update_timings(seconds: list, shots: int) -> dict:

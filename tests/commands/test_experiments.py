@@ -439,10 +439,10 @@ def test_demo_lists_its_agents_and_writes_its_table(tmp_path):
     row = dict(agent=specs[-1], points_per_inning=2.5, points_low=1.5, points_high=3.5, success_rate=0.7,
                success_low=0.6, success_high=0.8, foul_rate=0.3, foul_low=0.2, foul_high=0.4,
                shots_per_inning=3.3, seconds_per_decision=0.5)
-    lines = demo.table([row, dict(row, agent="learned:docs/models/x.zip")])
+    lines = demo.table([row, dict(row, agent="rl")])
     assert len(lines) == 4 and lines[0].count("|") == len(demo.COLUMNS) + 1
     assert "2.50 [1.50, 3.50]" in lines[2] and "70.0% [60.0%, 80.0%]" in lines[2]
-    assert lines[3].startswith("| learned (PPO) |")
+    assert lines[3].startswith("| learned (RL: DQN, lines) |")
     index = [dict(rank=1, where="starting position", call="1 (points)", cue_ball_contacts=["red", "yellow"],
                   files=["shot_01.png"])]
     demo.write_report(tmp_path, dict(summary=[row]), index, dict(innings=4, noise=1.0, max_shots=10), 3.0)

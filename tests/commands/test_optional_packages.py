@@ -139,11 +139,7 @@ def test_summary_keys_are_documented_and_the_old_rate_names_are_gone():
 def test_the_demo_says_why_it_leaves_the_learned_agent_out(monkeypatch, capsys):
     from experiments import demo
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "stable_baselines3" else real(name, *a))
-    assert not any(spec.startswith("learned:") for spec in demo.agent_specs(learned=True))
-    assert "needs Stable-Baselines3" in capsys.readouterr().err
-    monkeypatch.setattr(demo, "MODEL", "no/such/model.zip")
-    demo.agent_specs(learned=True)
-    assert "no/such/model.zip is not here" in capsys.readouterr().err
+    assert "rl" in demo.agent_specs(learned=True)  # the shipped RL policy needs no optional package
+    monkeypatch.setattr(demo, "MODEL", "no/such/model.npz")
+    assert "rl" not in demo.agent_specs(learned=True)
+    assert "no/such/model.npz is not here" in capsys.readouterr().err
