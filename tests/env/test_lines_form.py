@@ -89,6 +89,7 @@ def test_every_adapter_has_the_discrete_action_and_the_lines_observation_spaces(
     assert aec.action_space("player_1") == gym.spaces.Discrete(132) and aec.observation_space("player_0") == flat
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_gymnax_has_the_discrete_action_and_the_lines_observation_and_resets_into_it():
     gymnax = pytest.importorskip("gymnax")
     env, params = billiards_env.make_gymnax("three_cushion", action="lines")
@@ -118,6 +119,7 @@ def test_gymnax_steps_with_an_index():
     assert_lines_observation(info["final_observation"])
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_the_functional_lines_env_passes_the_checker():
     assert api_test(lines_env(), seed=7, steps=2, batch=BATCH) == FUNCTIONAL_CHECKS
 
@@ -161,6 +163,7 @@ def test_playing_candidate_i_plays_exactly_the_states_candidate_i(discipline):
     assert len({(float(v), float(p)) for v, p in zip(played.V0, played.phi)}) > BATCH // 2
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_the_gymnasium_lines_env_passes_the_checker_and_refuses_bad_indices_unchanged():
     env = make()
     assert api_test(env, seed=3) == GYMNASIUM_CHECKS
@@ -184,6 +187,7 @@ def test_the_gymnasium_lines_env_passes_the_checker_and_refuses_bad_indices_unch
     assert np.array_equal(np.concatenate(list(obs.values())), env.reset(seed=0)[0])
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_the_vector_and_sb3_adapters_step_a_batch_of_indices_and_refuse_bad_ones():
     vec = gym.make_vec("billiards_env/ThreeCushion-v0", num_envs=BATCH, fused=False, lanes=BATCH, action="lines")
     obs, _ = vec.reset(seed=1)
@@ -211,6 +215,7 @@ def test_the_vector_and_sb3_adapters_step_a_batch_of_indices_and_refuse_bad_ones
     assert_lines_observation(infos[0]["terminal_observation"])
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_pettingzoo_observes_the_lines_and_plays_an_index():
     from pettingzoo.test import api_test as pettingzoo_api_test
 
@@ -245,6 +250,7 @@ class ClipsTheIndex(gym.Wrapper):
         return self.env.step(int(np.clip(np.nan_to_num(np.asarray(action, np.float64)), 0, lines.COUNT - 1)))
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_the_checker_catches_a_wrapper_that_clips_indices_and_spaces_of_another_form():
     with pytest.raises(AssertionError, match=r"a bad action \(NaN\) must raise ValueError, step\(\) took it"):
         api_test(ClipsTheIndex(make()), seed=3)
@@ -258,6 +264,7 @@ def test_the_checker_catches_a_wrapper_that_clips_indices_and_spaces_of_another_
         api_test(env, seed=3)
 
 
+@pytest.mark.slow  # the quick tier's time budget: the lines form's adapters are checked in the slow tier
 def test_check_state_holds_a_lines_state_to_the_form():
     env = lines_env()
     state = runner(env).reset(jax.random.PRNGKey(0), env.default_params)
