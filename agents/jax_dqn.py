@@ -32,12 +32,12 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
 from physics import devices
 from physics.simulate import DEFAULT_LANES
 from agents.jax_policy import JaxPolicyAgent, init_network, logits, mlp, value
+from agents.jax_ppo import check_counts
 from billiards_env import lines as env_lines
 from billiards_env.functional import FunctionalEnv
 from billiards_env.modes import shooter_reward
@@ -65,10 +65,7 @@ class QConfig:
     lanes: int = DEFAULT_LANES
 
     def __post_init__(self):
-        for name in ("n_envs", "gradient_steps", "batch_size", "buffer", "total_updates", "lanes"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"QConfig.{name} must be a positive integer, got {v!r}")
+        check_counts(self, ("n_envs", "gradient_steps", "batch_size", "buffer", "total_updates", "lanes"))
         if self.buffer < self.n_envs:
             raise ValueError(f"QConfig.buffer must hold at least one update's n_envs = {self.n_envs} samples, "
                              f"got {self.buffer}")

@@ -49,6 +49,15 @@ ENV_STEPS = ("pool", "vmap")
 SCHEDULES = ("linear", "constant")
 
 
+def check_counts(config, names) -> None:
+    """ValueError naming the first of ``names`` whose value in ``config`` is not a positive integer
+    (the trainers' settings that count environments, steps, samples or lanes)."""
+    for name in names:
+        v = getattr(config, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{type(config).__name__}.{name} must be a positive integer, got {v!r}")
+
+
 @dataclasses.dataclass(frozen=True)
 class PPOConfig:
     """PPO's settings (see the module docstring for the defaults). total_updates: the updates
@@ -73,10 +82,7 @@ class PPOConfig:
     env_step: str = "pool"
 
     def __post_init__(self):
-        for name in ("n_envs", "n_steps", "minibatch_size", "epochs", "total_updates", "lanes"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"PPOConfig.{name} must be a positive integer, got {v!r}")
+        check_counts(self, ("n_envs", "n_steps", "minibatch_size", "epochs", "total_updates", "lanes"))
         if (self.n_envs * self.n_steps) % self.minibatch_size:
             raise ValueError(f"PPOConfig.minibatch_size must divide n_envs x n_steps = {self.n_envs * self.n_steps}, "
                              f"got {self.minibatch_size}")
