@@ -14,7 +14,9 @@ epsilon a valid candidate at random, else the best rated; epsilon falls linearly
 ``eps_start`` to ``eps_end`` over the first ``explore_fraction`` of the updates), the played
 candidates' features and rewards go into a ring buffer of ``buffer`` samples, and
 ``gradient_steps`` Adam steps on minibatches of ``batch_size`` drawn from it follow (none before
-``learning_starts`` samples). The target is the reward times ``reward_scale`` (1 in the carom
+``learning_starts`` samples), at a learning rate that stays at ``lr`` or falls linearly to 0 over
+the run's gradient steps (``lr_schedule``: a bandit's regression settles once its data stop
+changing; measured in docs/agents.md section 6). The target is the reward times ``reward_scale`` (1 in the carom
 games, 1/100 in the Hungarian game, whose shots are worth up to 100 points: H-9.4). Why this
 rather than PPO on the form: an update costs the gradient of one candidate per sample instead of
 all 132 over several epochs, so the environment's step (finding the lines) sets the pace, and
@@ -37,7 +39,7 @@ import optax
 from physics import devices
 from physics.simulate import DEFAULT_LANES
 from agents.jax_policy import JaxPolicyAgent, init_network, logits, mlp, value
-from agents.jax_ppo import check_counts
+from agents.jax_ppo import SCHEDULES, check_counts
 from billiards_env import lines as env_lines
 from billiards_env.functional import FunctionalEnv
 from billiards_env.modes import shooter_reward
@@ -55,6 +57,7 @@ class QConfig:
     buffer: int = 262_144
     learning_starts: int = 4096
     lr: float = 1e-3
+    lr_schedule: str = "constant"
     total_updates: int = 1
     eps_start: float = 1.0
     eps_end: float = 0.05
@@ -72,6 +75,8 @@ class QConfig:
         if not (0.0 <= self.eps_end <= self.eps_start <= 1.0) or not (0.0 < self.explore_fraction <= 1.0):
             raise ValueError(f"QConfig needs 0 <= eps_end <= eps_start <= 1 and 0 < explore_fraction <= 1, got "
                              f"{self.eps_end}, {self.eps_start}, {self.explore_fraction}")
+        if self.lr_schedule not in SCHEDULES:
+            raise ValueError(f"QConfig.lr_schedule must be one of {', '.join(SCHEDULES)}, got {self.lr_schedule!r}")
         if not self.hidden or any(int(h) < 1 for h in self.hidden):
             raise ValueError(f"QConfig.hidden must be positive layer sizes, got {self.hidden!r}")
 
@@ -119,7 +124,9 @@ class CandidateQ:
         self.env = env
         self.config = c = config or QConfig()
         self.env_params = env.default_params if env_params is None else env_params
-        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr))
+        steps = c.total_updates * c.gradient_steps  # an upper bound: none are taken before learning_starts
+        lr = optax.linear_schedule(c.lr, 0.0, steps) if c.lr_schedule == "linear" else c.lr
+        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr))
         self._step = batch_step(env.config, c.lanes, autoreset=True, final_view=False)
         self._init_jit = jax.jit(self._init)
         self._update_jit = jax.jit(self._update)

@@ -136,12 +136,30 @@ def test_q_learner_chooses_the_best_rated_valid_candidate_or_a_valid_one_at_rand
 
 
 @pytest.mark.parametrize("bad", [dict(n_envs=0), dict(buffer=8, n_envs=16), dict(eps_end=0.5, eps_start=0.2),
-                                 dict(explore_fraction=0.0), dict(hidden=())])
+                                 dict(explore_fraction=0.0), dict(hidden=()), dict(lr_schedule="cosine")])
 def test_q_learner_config_refuses_bad_settings(bad):
     from agents.jax_dqn import QConfig
 
     with pytest.raises(ValueError, match="QConfig"):
         QConfig(**bad)
+
+
+@pytest.mark.parametrize("schedule", ["constant", "linear"])
+def test_q_learner_learning_rate_stays_or_falls_to_zero_over_the_runs_gradient_steps(schedule):
+    """Adam's step on a steady gradient is the learning rate: constant, or falling linearly to 0
+    after total_updates x gradient_steps steps."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from billiards_env import make_functional
+
+    dqn = CandidateQ(make_functional("three_cushion", action="lines"),
+                     QConfig(total_updates=2, gradient_steps=3, lr=1e-2, lr_schedule=schedule, hidden=(4,)))
+    params = {"w": jnp.zeros(1)}
+    opt_state, steps = dqn.optimizer.init(params), []
+    for _ in range(7):
+        updates, opt_state = dqn.optimizer.update({"w": jnp.full(1, 0.5)}, opt_state, params)
+        steps.append(-float(updates["w"][0]))
+    want = [1e-2] * 7 if schedule == "constant" else [1e-2 * (1 - t / 6) for t in range(6)] + [0.0]
+    np.testing.assert_allclose(steps, want, rtol=1e-3, atol=1e-9)
 
 
 def test_q_learner_refuses_other_forms_and_modes():
