@@ -1,7 +1,9 @@
 """Game soak: whole games of one discipline with uniformly random actions, watched for games that
 get stuck.
 
-Each game runs in the functional environment in "game" mode with both sides played by the soak
+Each game runs in the functional environment in "game" mode, in any action form (``--action``:
+random strikes, random contact actions, or random candidate indices of "lines", masked ones
+included, so every position's lines are found and played) with both sides played by the soak
 ("two_player": one shot per step), a batch of games stepped together (the physics on the lane
 pool), until it ends or reaches ``max_shots``. The carom games are played to a short distance by
 default so that random play finishes some of them. A game is stuck when
@@ -15,6 +17,7 @@ Counts: games, shots, finished and stuck games (and why), the referee's repairs
 (``rules.GameState.repairs``) and void shots (reasons INVALID_SHOT and VOID_LIMIT).
 
     python -m experiments.soak_games --discipline three_cushion --games 200 --dtype float32
+    python -m experiments.soak_games --discipline one_cushion --action lines --games 512
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ import numpy as np
 
 import billiards_env
 import rules
-from billiards_env.actions import N_ACTIONS
+from billiards_env import lines as env_lines
+from billiards_env import actions as action_forms
 from billiards_env.runner import Runner
 from experiments.common import begin
 
@@ -39,8 +43,9 @@ DTYPES = ("float64", "float32")
 VOID_REASONS = (rules.Reason.INVALID_SHOT, rules.Reason.VOID_LIMIT)
 
 
-def check_arguments(discipline, games, dtype, seed, max_shots, distance, batch=DEFAULT_BATCH):
+def check_arguments(discipline, games, dtype, seed, max_shots, distance, batch=DEFAULT_BATCH, action="strike"):
     """ValueError naming the argument and what is allowed."""
+    action_forms.check_form(action)
     if discipline not in rules.DISCIPLINES:
         raise ValueError(f"discipline must be one of {', '.join(rules.DISCIPLINES)}, got {discipline!r}")
     if dtype not in DTYPES:
@@ -95,6 +100,14 @@ class Tally:
         return self.unchanged | self.refused | self.nan
 
 
+def random_actions(key, form: str, batch: int):
+    """A batch of uniformly random actions of the form: strike or contact components in [-1, 1],
+    or "lines" indices over all candidates (a masked one plays the fallback strike)."""
+    if form == "lines":
+        return np.asarray(jax.random.randint(key, (batch,), 0, env_lines.COUNT, jnp.int32))
+    return np.asarray(jax.random.uniform(key, action_forms.shape(form, batch), jnp.float32, -1.0, 1.0))
+
+
 def play_batch(env, params, states, key, max_shots: int):
     """Play a batch of games (functional ``State``s) with random actions until each ends or has
     played ``max_shots`` shots. Returns (Tally, the last States). The layout is checked before
@@ -110,8 +123,7 @@ def play_batch(env, params, states, key, max_shots: int):
         if not live.any():
             break
         k_act, k_step = jax.random.split(jax.random.fold_in(key, i))
-        actions = np.asarray(jax.random.uniform(k_act, (batch, N_ACTIONS), jnp.float32, -1.0, 1.0))
-        after, _ = runner.step(states, actions, k_step, params)
+        after, _ = runner.step(states, random_actions(k_act, env.action_form, batch), k_step, params)
         same, refused, nan = (np.asarray(x) for x in _batch_checks(states.game, after.game, after.observation, params))
         void = np.isin(np.asarray(after.outcome.reason), [int(r) for r in VOID_REASONS])
         tally.add(live, same, refused, nan, void)
@@ -119,23 +131,25 @@ def play_batch(env, params, states, key, max_shots: int):
     return tally, states
 
 
-def make_env(discipline: str, dtype: str, max_shots: int, distance: int | None):
-    """The functional environment of the soak ("game" mode, both sides random) with its params."""
+def make_env(discipline: str, dtype: str, max_shots: int, distance: int | None, action: str = "strike"):
+    """The functional environment of the soak ("game" mode, both sides random, actions of the form
+    ``action``) with its params."""
     points = SOAK_DISTANCE[rules.disciplines.get(discipline).family] if distance is None else int(distance)
     env = billiards_env.make_functional(discipline, "game", "two_player", rule_options={"distance": points},
-                                        physics_options={"dtype": dtype}, max_steps=max_shots)
+                                        physics_options={"dtype": dtype}, max_steps=max_shots, action=action)
     return env, env.default_params
 
 
 def run(discipline: str, games: int, dtype: str = "float64", seed: int = 0, max_shots: int = DEFAULT_MAX_SHOTS,
-        distance: int | None = None, batch: int = DEFAULT_BATCH) -> dict:
+        distance: int | None = None, batch: int = DEFAULT_BATCH, action: str = "strike") -> dict:
     """Play ``games`` random games of a discipline and count (see the module docstring).
 
     distance: points to win; None plays to ``SOAK_DISTANCE`` of the discipline's family (the
     rules' own distance is far beyond random play's reach in the carom games). Games run in
-    batches of at most ``batch``. Returns a dict of counts (and the settings and seconds)."""
-    check_arguments(discipline, games, dtype, seed, max_shots, distance, batch)
-    env, params = make_env(discipline, dtype, max_shots, distance)
+    batches of at most ``batch``, with random actions of the form ``action``. Returns a dict of
+    counts (and the settings and seconds)."""
+    check_arguments(discipline, games, dtype, seed, max_shots, distance, batch, action)
+    env, params = make_env(discipline, dtype, max_shots, distance, action)
     key = jax.random.PRNGKey(seed)
     counts = dict(games=0, shots=0, finished=0, stuck=0, stuck_unchanged=0, stuck_invalid_layout=0,
                   stuck_nan=0, repairs=0, void_shots=0)
@@ -154,7 +168,7 @@ def run(discipline: str, games: int, dtype: str = "float64", seed: int = 0, max_
         counts["stuck_nan"] += int(tally.nan.sum())
         counts["repairs"] += int(np.asarray(states.game.repairs).sum())
         counts["void_shots"] += int(tally.voids.sum())
-    counts.update(discipline=discipline, dtype=dtype, seed=seed, max_shots=max_shots,
+    counts.update(discipline=discipline, action=action, dtype=dtype, seed=seed, max_shots=max_shots,
                   distance=int(params.rules.distance), seconds=round(time.perf_counter() - start, 1))
     return counts
 
@@ -170,14 +184,17 @@ def main(argv=None) -> dict:
     parser.add_argument("--max-shots", type=int, default=DEFAULT_MAX_SHOTS, help="shots after which a game is cut off")
     parser.add_argument("--distance", type=int, default=None, help="points to win (default: a short soak distance)")
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="games stepped together")
+    parser.add_argument("--action", default="strike", choices=action_forms.FORMS,
+                        help="the action form the random player plays (default strike)")
     args = parser.parse_args(argv)
-    counts = run(args.discipline, args.games, args.dtype, args.seed, args.max_shots, args.distance, args.batch)
+    counts = run(args.discipline, args.games, args.dtype, args.seed, args.max_shots, args.distance, args.batch,
+                 args.action)
     for name in ("games", "shots", "finished", "stuck", "stuck_unchanged", "stuck_invalid_layout", "stuck_nan",
                  "repairs", "void_shots"):
         print(f"{name:>22}: {counts[name]}")
     verdict = "no game stuck" if counts["stuck"] == 0 else f"{counts['stuck']} game(s) STUCK"
-    print(f"{args.discipline} {args.dtype}, distance {counts['distance']}: {counts['games']} games, "
-          f"{counts['shots']} shots in {counts['seconds']} s: {verdict}")
+    print(f"{args.discipline} {args.dtype}, {args.action} actions, distance {counts['distance']}: "
+          f"{counts['games']} games, {counts['shots']} shots in {counts['seconds']} s: {verdict}")
     return counts
 
 

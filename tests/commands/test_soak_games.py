@@ -25,6 +25,17 @@ def test_random_games_never_get_stuck(discipline):
     assert counts["void_shots"] <= counts["shots"] and counts["repairs"] >= 0
 
 
+@pytest.mark.slow  # the lines form in "game" mode compiles its own environment
+@pytest.mark.parametrize("discipline", ["three_cushion", "hungarian_1000"])
+def test_random_candidates_of_the_lines_form_never_get_a_game_stuck(discipline):
+    """Every index, masked ones included, plays a shot from every position the game reaches."""
+    counts = soak_games.run(discipline, GAMES, max_shots=SHOTS, distance=1, batch=GAMES, action="lines")
+    assert counts["games"] == GAMES and counts["stuck"] == 0 and counts["action"] == "lines"
+    assert GAMES <= counts["shots"] <= GAMES * SHOTS
+    actions = soak_games.random_actions(jax.random.PRNGKey(0), "lines", 4096)
+    assert actions.min() == 0 and actions.max() == 131  # the whole range, masked candidates included
+
+
 def test_a_planted_stuck_game_is_seen():
     env, params = soak_games.make_env("three_cushion", "float64", SHOTS, 1)
     states = Runner(env, GAMES, fused=False, lanes=GAMES, autoreset=False).reset(jax.random.PRNGKey(0), params)
@@ -50,10 +61,11 @@ def test_the_tally_sees_unchanged_shots_and_nans():
 
 
 @pytest.mark.parametrize("name, value", [("discipline", "snooker"), ("games", 0), ("dtype", "float16"),
-                                         ("max_shots", 2.5), ("distance", 0), ("seed", -1), ("batch", 0)])
+                                         ("max_shots", 2.5), ("distance", 0), ("seed", -1), ("batch", 0),
+                                         ("action", "flick")])
 def test_bad_arguments_name_the_argument(name, value):
     arguments = dict(discipline="three_cushion", games=1, dtype="float64", seed=0, max_shots=1, distance=None,
-                     batch=1)
+                     batch=1, action="strike")
     arguments[name] = value
     with pytest.raises(ValueError, match=name):
         soak_games.run(**arguments)
@@ -64,5 +76,6 @@ def test_main_prints_the_counts_and_a_closing_line(capsys):
                               "--distance", "1"])
     printed = capsys.readouterr().out.strip().splitlines()
     assert f"games: {GAMES}" in printed[0] and GAMES <= counts["shots"] <= 3 * GAMES
-    assert printed[-1].startswith(f"three_cushion float64, distance 1: {GAMES} games, {counts['shots']} shots")
+    head = f"three_cushion float64, strike actions, distance 1: {GAMES} games, {counts['shots']} shots"
+    assert printed[-1].startswith(head)
     assert printed[-1].endswith("no game stuck")
