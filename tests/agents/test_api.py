@@ -25,7 +25,8 @@ def _states(discipline):
     return ruleset, params, agents.stack_states([drawn, agents.starting_state(ruleset, params)])
 
 
-@pytest.mark.parametrize("discipline", rules.DISCIPLINES)
+@pytest.mark.parametrize("discipline", [d if d == "three_cushion" else pytest.param(d, marks=pytest.mark.slow)
+                                        for d in rules.DISCIPLINES])  # slow: the quick tier's time budget
 def test_every_agent_plays_a_valid_shot_in_every_discipline(discipline):
     ruleset, params, states = _states(discipline)
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
@@ -171,6 +172,7 @@ def test_a_batch_of_noisy_searches_is_deterministic_and_keeps_each_state_to_its_
     assert float(shots.phi[0]) != float(shots.phi[1])
 
 
+@pytest.mark.slow  # the quick tier's time budget
 def test_the_position_term_can_be_switched_on():
     # The next-shot term changes which candidate wins: on the same layouts and keys, some plan
     # differs from the plan without it (were the weight ignored, every plan would be the same).

@@ -129,7 +129,7 @@ def test_a_leg_is_checked_for_obstacles_in_the_cells_around_its_box():
     assert np.all(near[2][len(cells[2]):] == len(grid))  # padded with "no cell"
 
 
-@pytest.mark.parametrize("discipline", ["three_cushion", "hungarian_1000"])
+@pytest.mark.parametrize("discipline", [pytest.param("three_cushion", marks=pytest.mark.slow), "hungarian_1000"])
 def test_obstacles_near_a_leg_decide_as_every_cell_of_the_grid_does(discipline):
     """The lines found with each leg checked against the cells around it only (``near_cells``)
     are those found against every cell of the grid, on random layouts (and the pin)."""

@@ -390,6 +390,7 @@ def _hungarian_run(tmp_path, name, seed, head="classes", layouts=10, strikes=4, 
     return run
 
 
+@pytest.mark.slow  # the quick tier's time budget
 def test_merged_runs_ship_as_one_model_naming_every_members_data_and_commands(tmp_path):
     a, b = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "b", 1)
     out, models = str(tmp_path / "merged"), str(tmp_path / "models")
@@ -411,6 +412,7 @@ def test_merged_runs_ship_as_one_model_naming_every_members_data_and_commands(tm
     np.testing.assert_allclose(np.asarray(mlp_apply(net, x)), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow  # the quick tier's time budget
 def test_merge_refuses_a_single_run_and_runs_of_different_kinds(tmp_path):
     a, mean = _hungarian_run(tmp_path, "a", 0), _hungarian_run(tmp_path, "m", 1, head="mean")
     with pytest.raises(ValueError, match="--members needs two run folders or more"):
@@ -423,6 +425,7 @@ def test_merge_refuses_a_single_run_and_runs_of_different_kinds(tmp_path):
         success_model_main(["merge", "--members", a, hits, "--out", str(tmp_path / "out")])
 
 
+@pytest.mark.slow  # the quick tier's time budget
 def test_a_model_of_the_second_inputs_ships_records_them_and_plays_on_them(tmp_path):
     run, models = _hungarian_run(tmp_path, "h", 0, features=2), str(tmp_path / "models")
     with pytest.raises(ValueError, match="that model takes inputs of version 2, this run fits version 1"):

@@ -16,7 +16,7 @@ SHOTS = 64  # the batch the physics and environment tests compile for (tests/tes
 # The families played on the default physics share the compiled pool of the other tests; the
 # other cushion model, the other ball-ball model and float32 each compile their own, so they run in
 # the slow tier.
-OWN_PROGRAM = ("mathavan", "bed", "float32")
+OWN_PROGRAM = ("mathavan", "bed", "float32", "pin")  # pin: the time budget (tests/physics/test_pin_air.py)
 
 
 @pytest.mark.parametrize("family", [f if f not in OWN_PROGRAM else pytest.param(f, marks=pytest.mark.slow)

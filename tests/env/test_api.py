@@ -21,7 +21,10 @@ FUNCTIONAL_CHECKS = ["state", "transitions", "determinism", "finished_state", "n
 GYMNASIUM_CHECKS = ["spaces", "reset", "step", "finished_episode", "determinism", "bad_actions", "gymnasium_checker"]
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+# The carom ids share one compiled step (test_the_carom_disciplines_share_one_compiled_step): three-
+# cushion and the Hungarian game run in the quick tier, the other five in the slow tier (its time budget).
+@pytest.mark.parametrize("env_id", [i if i in (billiards_env.IDS["three_cushion"], billiards_env.IDS["hungarian_1000"])
+                                    else pytest.param(i, marks=pytest.mark.slow) for i in ENV_IDS])
 def test_api(env_id):
     discipline = billiards_env.discipline_of(env_id)
     # the staged stages and the batch shape the other environment tests compile

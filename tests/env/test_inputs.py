@@ -430,7 +430,7 @@ def test_a_batch_is_compiled_padded_to_a_few_sizes(batch, lanes, size):
     assert padded_batch(batch, lanes) == size
 
 
-@pytest.mark.parametrize("pin", [None, "centre"])
+@pytest.mark.parametrize("pin", [None, pytest.param("centre", marks=pytest.mark.slow)])  # slow: the time budget
 def test_a_batch_of_one_gives_what_the_shot_gives_alone(params, pin):
     # A batch of one runs the shot's own loop rather than the lane pool; its result keeps the batch axis.
     pin = None if pin is None else np.asarray(params.table.centre)
@@ -466,7 +466,7 @@ def test_a_batch_on_a_cpu_is_cut_into_blocks_of_whole_lanes(batch, lanes, thread
     assert cores.block_size(batch, lanes, threads) == (block if jax.default_backend() == "cpu" else None)
 
 
-@pytest.mark.parametrize("pin", [None, "centre"])
+@pytest.mark.parametrize("pin", [None, pytest.param("centre", marks=pytest.mark.slow)])  # slow: the time budget
 def test_a_batch_played_on_threads_is_the_one_call_bit_for_bit(params, pin):
     # 37 shots on lanes of 8: one call pads them to 40, two threads play two blocks of 24 (11 null
     # shots), three threads three blocks of 16.
@@ -501,6 +501,7 @@ def test_threads_other_than_a_positive_int_are_refused(params, threads):
                                threads=threads)
 
 
+@pytest.mark.slow  # the quick tier's time budget: a batch on threads is checked there
 def test_a_parameter_sweep_played_on_threads_is_the_one_call_bit_for_bit():
     # batched_params: a vmap of the shot's loop, each row its own parameters; 5 rows on two threads
     # are two blocks of 3 (one null row).

@@ -95,6 +95,7 @@ def test_capacity_overflow_is_flagged_never_silent():
     assert int(res.num_events) == 4
 
 
+@pytest.mark.slow  # unjitted, every op runs on its own (seconds per event)
 def test_jit_and_no_jit_agree(params):
     # Unjitted, every op runs on its own (seconds per event): a short shot with a ball-ball and a
     # ball-cushion contact, side and draw.

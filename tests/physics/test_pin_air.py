@@ -169,7 +169,7 @@ def test_invariants_with_the_pin_and_in_the_air(hungarian, seed):
     assert d.min() >= R + rp - 1e-9
 
 
-def test_pin_shots_jit_equals_no_jit_and_batch_equals_single(hungarian):
+def test_pin_shots_batched_equal_single_shots(hungarian):
     rng = np.random.default_rng(5)
     pin = np.asarray(hungarian.table.centre)
     pos = np.stack([np.asarray(straight_at_pin(hungarian, d)[0]) for d in (0.2, 0.3, 0.4, 0.5)])
@@ -184,11 +184,17 @@ def test_pin_shots_jit_equals_no_jit_and_batch_equals_single(hungarian):
         assert bool(res.pin_down[k]) == bool(one.pin_down)
         assert int(res.pin_knocked_by[k]) == int(one.pin_knocked_by)
         assert np.allclose(res.final_positions[k], one.final_positions, rtol=1e-9, atol=1e-12)
-    # Unjitted, every op runs on its own (seconds per event): a slow shot that still hits and fells the pin.
+
+
+@pytest.mark.slow  # unjitted, every op runs on its own (seconds per event)
+def test_a_pin_shot_unjitted_equals_the_jitted_one(hungarian):
+    """A slow shot that still hits and fells the pin plays the same events and leave without jit."""
+    pin = np.asarray(hungarian.table.centre)
+    pos = np.asarray(straight_at_pin(hungarian, 0.2)[0])
     slow = Shot(V0=0.5, phi=0.0)
     with jax.disable_jit():
-        eager = physics.simulate(pos[0], slow, 0, hungarian, pin=pin)
-    one = physics.simulate(pos[0], slow, 0, hungarian, pin=pin)
+        eager = physics.simulate(pos, slow, 0, hungarian, pin=pin)
+    one = physics.simulate(pos, slow, 0, hungarian, pin=pin)
     assert bool(one.pin_down) and EventKind.BALL_PIN in np.asarray(one.events.kind)
     assert np.array_equal(np.asarray(eager.events.kind), np.asarray(one.events.kind))
     assert np.allclose(eager.final_positions, one.final_positions, rtol=1e-9, atol=1e-12)

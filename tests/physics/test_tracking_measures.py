@@ -60,6 +60,7 @@ def test_turns_reads_how_far_past_the_line_a_ball_turns():
     assert len(rebounds.turns(_turning_shot(0.004, speed_in=0.1))) == 0  # too slow to read
 
 
+@pytest.mark.slow  # the quick tier's time budget: the turns' reading is checked on made-up rebounds there
 def test_turns_of_a_simulated_shot_show_the_cushion_s_give():
     """A simulated shot sampled like the camera: its rebounds turn on the line without a give, and
     give times the speed into the cushion past it with one (docs/physics.md section 2)."""

@@ -385,7 +385,10 @@ def _mismatches(kind, name, jax_values, ref_values):
     return [f"case {i} {kind}.{name}: jax {a[i].tolist()} reference {b[i].tolist()}" for i in np.flatnonzero(bad)[:5]]
 
 
-@pytest.mark.parametrize("discipline", rules.DISCIPLINES)
+# The carom disciplines share one referee program (data-driven differences): three-cushion and the
+# Hungarian game run in the quick tier, the other five in the slow tier (its time budget).
+@pytest.mark.parametrize("discipline", [d if d in ("three_cushion", "hungarian_1000") else
+                                        pytest.param(d, marks=pytest.mark.slow) for d in rules.DISCIPLINES])
 def test_differential_against_reference(discipline):
     options = {} if discipline == "hungarian_1000" else {"lag": True}
     rules_, params = make(discipline, **options)
