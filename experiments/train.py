@@ -85,7 +85,7 @@ EVAL_BATCH = 500  # evaluation shots are played in padded batches of this size (
 COMMON = dict(n_steps=8, epochs=10, lr_schedule="linear", net="64,64")
 DEFAULTS = {"ppo": dict(COMMON, n_envs=512, lr=1e-3, batch_size=512),
             "sac": dict(COMMON, n_envs=64, lr=3e-4, batch_size=256),
-            "dqn": dict(COMMON, n_envs=256, lr=1e-3, batch_size=512, lr_schedule="constant", net="128,128"),
+            "dqn": dict(COMMON, n_envs=256, lr=1e-3, batch_size=512, net="256,256"),
             ("ppo", "lines"): dict(n_envs=256, n_steps=4, batch_size=256, epochs=8, lr=3e-4, lr_schedule="constant",
                                    net="128,128")}
 """The defaults of each algorithm, and of PPO on the "lines" form (a categorical policy over 132
@@ -348,10 +348,11 @@ def parse_args(argv=None):
     parser.add_argument("--epochs", type=int, help="PPO: epochs per update (10, on lines 8)")
     parser.add_argument("--lr", type=float, help="learning rate (ppo 1e-3, on lines 3e-4; sac 3e-4)")
     parser.add_argument("--lr-schedule", choices=("linear", "constant"),
-                        help="linear (the default; on lines constant): the learning rate falls to 0 at --timesteps")
+                        help="linear (the default; PPO on lines: constant): the learning rate falls to 0 at "
+                             "--timesteps")
     parser.add_argument("--ent-coef", type=float, default=0.0, help="PPO: entropy bonus coefficient")
-    parser.add_argument("--net", help="hidden layer sizes of the policy and value networks (64,64; on lines 128,128, "
-                                      "the candidate scorer's)")
+    parser.add_argument("--net", help="hidden layer sizes of the policy and value networks (64,64; the candidate "
+                                      "scorer's on lines: PPO 128,128, DQN 256,256)")
     parser.add_argument("--gradient-steps", type=int, default=8, help="SAC, DQN: gradient steps per batched step")
     parser.add_argument("--buffer", type=int, default=200_000, help="SAC, DQN: replay buffer size")
     parser.add_argument("--learning-starts", type=int, default=2048, help="SAC, DQN: shots before the first update")
@@ -477,9 +478,9 @@ def q_config(args, updates: int, hungarian: bool):
     from agents.jax_dqn import QConfig
 
     return QConfig(n_envs=args.n_envs, gradient_steps=args.gradient_steps, batch_size=args.batch_size,
-                   buffer=args.buffer, learning_starts=args.learning_starts, lr=args.lr, total_updates=updates,
-                   explore_fraction=args.explore_fraction, reward_scale=0.01 if hungarian else 1.0,
-                   hidden=net_sizes(args), lanes=args.lanes)
+                   buffer=args.buffer, learning_starts=args.learning_starts, lr=args.lr, lr_schedule=args.lr_schedule,
+                   total_updates=updates, explore_fraction=args.explore_fraction,
+                   reward_scale=0.01 if hungarian else 1.0, hidden=net_sizes(args), lanes=args.lanes)
 
 
 def train_jax(args, env_settings: dict, start_time: float) -> Trained:
