@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-FAMILIES = (("carom", "success rate a shot"), ("hungarian", "points a shot"))
+FAMILIES = (("carom", "success rate a shot"), ("hungarian", "reward a shot (net points with --zero-sum)"))
 
 
 def read_run(folder: str) -> dict:
