@@ -15,7 +15,8 @@ Module map: ``params`` (EnvParams; ``setup``, a discipline's rules and physics),
 action vector), ``observation``, ``starts`` (where episodes start), ``modes`` (episode modes,
 opponents, rewards), ``functional`` (State and the staged step), ``runner`` (compiled drivers),
 ``gym_env``, ``vector``, ``sb3``, ``pettingzoo_env``, ``gymnax_env`` (gymnax, optional),
-``render``, ``registration``, ``testing`` (``api_test``: an environment, a variant's or a
+``render``, ``registration``, ``reference`` (reference scores per id, the specs' reward
+threshold), ``testing`` (``api_test``: an environment, a variant's or a
 wrapped one, checked against the contracts).
 """
 from billiards_env.functional import FunctionalEnv, State, make_functional

@@ -1,9 +1,11 @@
 """Gymnasium ids, one per discipline (docs/design.md): ``billiards_env/<gym_name>-v0``, where the
-gym name is a column of the discipline table (``rules.disciplines``)."""
+gym name is a column of the discipline table (``rules.disciplines``); each spec's
+``reward_threshold`` is the discipline's geometric agent's level (``billiards_env.reference``)."""
 from __future__ import annotations
 
 import gymnasium as gym
 
+from billiards_env.reference import reward_threshold
 from rules import disciplines
 
 NAMESPACE = "billiards_env"
@@ -42,5 +44,6 @@ def register_all() -> None:
             entry_point="billiards_env.gym_env:BilliardsEnv",
             vector_entry_point="billiards_env.vector:BilliardsVectorEnv",
             kwargs={"discipline": discipline},
+            reward_threshold=reward_threshold(discipline),  # the geometric agent's level (billiards_env.reference)
             disable_env_checker=False,
         )
