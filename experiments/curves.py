@@ -16,6 +16,8 @@ import os
 
 import numpy as np
 
+from experiments.common import begin
+
 FAMILIES = (("carom", "success rate a shot"), ("hungarian", "reward a shot (net points with --zero-sum)"))
 
 
@@ -81,6 +83,7 @@ def plot(runs: list, path: str) -> None:
 
 
 def main(argv=None) -> list:
+    begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="experiments.train output folders")
