@@ -3,6 +3,8 @@ log-probabilities, entropy and checkpoint, the ``rl`` agent spec, the Q-learner'
 choices and settings, and (slow) PPO and Q-learning updates and play on the form."""
 from __future__ import annotations
 
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -75,13 +77,22 @@ def test_lines_checkpoint_arrays_round_trip_and_refuse_wrong_shapes():
         from_arrays(arrays, (16, 8), 9, "strike")  # a Gaussian policy's arrays are other shapes
 
 
-def test_rl_agent_spec_takes_no_options_and_names_the_shipped_disciplines():
+def test_rl_agent_spec_takes_no_options_and_names_the_shipped_disciplines(tmp_path, monkeypatch):
+    import rules
+    from agents import specs
+
     assert parse_agent_spec("rl").kind == "rl"
     with pytest.raises(AgentSpecError, match="takes no options"):
         parse_agent_spec("rl:hidden=3")
     with pytest.raises(AgentSpecError, match="needs the discipline"):
         make_agent("rl")
-    with pytest.raises(AgentSpecError, match="no shipped RL policy for balkline_71_2; shipped for"):
+    # every discipline ships one; a models folder that lacks one is named in the refusal
+    assert all(os.path.isfile(specs.rl_path(d) + ".npz") for d in rules.DISCIPLINES)
+    for name in ("three_cushion_rl.npz", "one_cushion_rl.npz"):
+        (tmp_path / name).write_bytes(b"")
+    monkeypatch.setattr(specs, "MODELS_DIR", str(tmp_path))
+    with pytest.raises(AgentSpecError, match="no shipped RL policy for balkline_71_2; shipped for: one_cushion, "
+                                             "three_cushion$"):
         load_rl("balkline_71_2")
 
 
