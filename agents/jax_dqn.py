@@ -39,7 +39,7 @@ import optax
 from physics import devices
 from physics.simulate import DEFAULT_LANES
 from agents.jax_policy import JaxPolicyAgent, init_network, logits, mlp, value
-from agents.jax_ppo import SCHEDULES, check_counts
+from agents.jax_ppo import SCHEDULES, check_counts, learning_rate
 from billiards_env import lines as env_lines
 from billiards_env.functional import FunctionalEnv
 from billiards_env.modes import shooter_reward
@@ -125,8 +125,8 @@ class CandidateQ:
         self.config = c = config or QConfig()
         self.env_params = env.default_params if env_params is None else env_params
         steps = c.total_updates * c.gradient_steps  # an upper bound: none are taken before learning_starts
-        lr = optax.linear_schedule(c.lr, 0.0, steps) if c.lr_schedule == "linear" else c.lr
-        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr))
+        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm),
+                                     optax.adam(learning_rate(c.lr, c.lr_schedule, steps)))
         self._step = batch_step(env.config, c.lanes, autoreset=True, final_view=False)
         self._init_jit = jax.jit(self._init)
         self._update_jit = jax.jit(self._update)

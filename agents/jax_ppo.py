@@ -49,6 +49,12 @@ ENV_STEPS = ("pool", "vmap")
 SCHEDULES = ("linear", "constant")
 
 
+def learning_rate(lr: float, schedule: str, steps: int):
+    """Adam's learning rate: ``lr`` throughout ("constant"), or falling linearly from it to 0 over
+    ``steps`` optimizer steps ("linear"); the trainers share it."""
+    return optax.linear_schedule(lr, 0.0, steps) if schedule == "linear" else lr
+
+
 def check_counts(config, names) -> None:
     """ValueError naming the first of ``names`` whose value in ``config`` is not a positive integer
     (the trainers' settings that count environments, steps, samples or lanes)."""
@@ -208,8 +214,8 @@ class _Trainer:
         self.config = c = config
         self.categorical = env.action_form == "lines"
         steps = c.total_updates * c.epochs * c.minibatches
-        lr = optax.linear_schedule(c.lr, 0.0, steps) if c.lr_schedule == "linear" else c.lr
-        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
+        self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm),
+                                     optax.adam(learning_rate(c.lr, c.lr_schedule, steps), eps=1e-5))
         self._step = self._env_step()
         self.init = jax.jit(self._init)
         self.update = jax.jit(self._update)
