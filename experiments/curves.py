@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from experiments.common import begin
+from rules import disciplines
 
 FAMILIES = (("carom", "success rate a shot"), ("hungarian", "reward a shot (net points with --zero-sum)"))
 
@@ -42,7 +43,8 @@ def label(run: dict) -> str:
 
 
 def family(run: dict) -> str:
-    return "hungarian" if run["summary"]["discipline"].startswith("hungarian") else "carom"
+    """The run's discipline family in the discipline table: its panel."""
+    return disciplines.get(run["summary"]["discipline"]).family
 
 
 def table(runs: list) -> list[str]:

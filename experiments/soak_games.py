@@ -30,7 +30,6 @@ import numpy as np
 
 import billiards_env
 import rules
-from billiards_env import lines as env_lines
 from billiards_env import actions as action_forms
 from billiards_env.runner import Runner
 from experiments.common import begin
@@ -104,7 +103,7 @@ def random_actions(key, form: str, batch: int):
     """A batch of uniformly random actions of the form: strike or contact components in [-1, 1],
     or "lines" indices over all candidates (a masked one plays the fallback strike)."""
     if form == "lines":
-        return np.asarray(jax.random.randint(key, (batch,), 0, env_lines.COUNT, jnp.int32))
+        return np.asarray(jax.random.randint(key, (batch,), 0, action_forms.size(form), jnp.int32))
     return np.asarray(jax.random.uniform(key, action_forms.shape(form, batch), jnp.float32, -1.0, 1.0))
 
 
