@@ -7,20 +7,23 @@ candidates it played (discount 0), and plays the candidate it rates highest. The
 categorical policy's candidate scorer (``agents.jax_policy``: one MLP over each candidate's
 features, masked candidates never chosen), so the trained policy is a ``JaxPolicyAgent`` of the
 "lines" form like the PPO's; its value head learns the reward of the played shot from the flat
-observation (a reading of the position's worth under the policy; not used to act).
+observation (a reading of the position's worth under the policy; not used to act). Why this rather
+than PPO on the form: an update costs the gradient of one candidate per sample instead of all 132
+over several epochs, so the environment's step (finding the lines) sets the pace, and every shot
+teaches the rating of what it played (measured in docs/agents.md section 6).
 
 One update: every one of ``n_envs`` environments plays one shot (epsilon-greedy: with probability
 epsilon a valid candidate at random, else the best rated; epsilon falls linearly from
 ``eps_start`` to ``eps_end`` over the first ``explore_fraction`` of the updates), the played
-candidates' features and rewards go into a ring buffer of ``buffer`` samples, and
+candidates' features and targets go into a ring buffer of ``buffer`` samples, and
 ``gradient_steps`` Adam steps on minibatches of ``batch_size`` drawn from it follow (none before
-``learning_starts`` samples), at a learning rate that stays at ``lr`` or falls linearly to 0 over
-the run's gradient steps (``lr_schedule``: a bandit's regression settles once its data stop
-changing; measured in docs/agents.md section 6). The target is the reward times ``reward_scale`` (1 in the carom
-games, 1/100 in the Hungarian game, whose shots are worth up to 100 points: H-9.4). Why this
-rather than PPO on the form: an update costs the gradient of one candidate per sample instead of
-all 132 over several epochs, so the environment's step (finding the lines) sets the pace, and
-every shot teaches the rating of what it played (measured in docs/agents.md section 6).
+``learning_starts`` samples). ``QConfig`` says what each setting changes.
+
+The positions it learns from: a "shot" environment's drawn layouts; an "inning" environment's (the
+drawn layout, then each leave of the policy's caroms until a miss); or a "game" environment
+without a built-in opponent (``opponent="two_player"``): self-play, one policy in both seats,
+every step a shot by the player to play, rated by his reward (with ``zero_sum``, his points minus
+those he hands the opponent), from the break to the end of the game.
 
     dqn = CandidateQ(billiards_env.make_functional("three_cushion", action="lines"), QConfig(total_updates=4000))
     state = dqn.init(seed=0)
@@ -47,9 +50,26 @@ from billiards_env.observation import OBS_SIZE
 from billiards_env.runner import batch_step
 
 
+LOSSES = ("mse", "bce")  # the candidate scorer's loss: squared error, or logistic (rewards 0 or 1)
+MODES = ("shot", "inning", "game")  # the environment modes it learns from (discount 0 in each)
+
+
 @dataclasses.dataclass(frozen=True)
 class QConfig:
-    """The Q-learner's settings (see the module docstring)."""
+    """The Q-learner's settings (the module docstring has the loop).
+
+    ``lr_schedule``: the learning rate stays at ``lr`` or falls linearly to 0 over the run's
+    gradient steps (a bandit's regression settles once its data stop changing). ``reward_scale``:
+    the target is the reward times it (1 in the carom games, 1/100 in the Hungarian game, whose
+    shots are worth up to 100 points: H-9.4). ``loss``: "mse", a regression of the target; or
+    "bce", a logistic one (the scorer's output is the log-odds that the shot scores), for rewards
+    of 0 or 1 (the carom games' shots): the gradient weighs a shot by how wrong its chance was.
+    ``gamma``: above 0, a shot's target adds ``gamma`` times the best rating of the position it
+    leaves when the same player shoots next (in "inning" mode with ``gamma`` 1, the points of the
+    rest of the inning: position play), rated by the acting network when the sample is stored (a
+    fixed target, stale by the buffer's age, which saves keeping every sample's next candidates).
+    All measured in docs/agents.md section 6.
+    """
 
     n_envs: int = 256
     gradient_steps: int = 8
@@ -65,6 +85,8 @@ class QConfig:
     reward_scale: float = 1.0
     hidden: tuple[int, ...] = (128, 128)
     max_grad_norm: float = 1.0
+    loss: str = "mse"
+    gamma: float = 0.0
     lanes: int = DEFAULT_LANES
 
     def __post_init__(self):
@@ -77,6 +99,11 @@ class QConfig:
                              f"{self.eps_end}, {self.eps_start}, {self.explore_fraction}")
         if self.lr_schedule not in SCHEDULES:
             raise ValueError(f"QConfig.lr_schedule must be one of {', '.join(SCHEDULES)}, got {self.lr_schedule!r}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"QConfig.loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
+        if not 0.0 <= self.gamma <= 1.0 or (self.gamma > 0 and self.loss != "mse"):
+            raise ValueError(f"QConfig.gamma must be in [0, 1], and 0 with the logistic loss (its targets are "
+                             f"chances), got gamma={self.gamma}, loss={self.loss!r}")
         if not self.hidden or any(int(h) < 1 for h in self.hidden):
             raise ValueError(f"QConfig.hidden must be positive layer sizes, got {self.hidden!r}")
 
@@ -114,13 +141,15 @@ def choose(net, obs, key, eps):
 
 
 class CandidateQ:
-    """The Q-learner on a "lines" ``FunctionalEnv`` in "shot" mode with ``env_params`` (default:
-    the env's ``default_params``); ``init``, ``update`` as ``agents.jax_ppo.PPO``'s."""
+    """The Q-learner on a "lines" ``FunctionalEnv`` in "shot", "inning" or two-player "game" mode
+    with ``env_params`` (default: the env's ``default_params``); ``init``, ``update`` as
+    ``agents.jax_ppo.PPO``'s."""
 
     def __init__(self, env: FunctionalEnv, config: QConfig | None = None, env_params=None):
-        if env.action_form != "lines" or env.mode != "shot":
-            raise ValueError(f"CandidateQ learns the \"lines\" form in \"shot\" mode (one-shot episodes), not "
-                             f"action={env.action_form!r}, mode={env.mode!r}")
+        if env.action_form != "lines" or env.mode not in MODES or (env.mode == "game" and env.policy is not None):
+            raise ValueError(f"CandidateQ learns the \"lines\" form in \"shot\" or \"inning\" mode, or in \"game\" "
+                             f"mode by self-play (opponent \"two_player\"), not action={env.action_form!r}, "
+                             f"mode={env.mode!r}" + (" against a built-in opponent" if env.mode == "game" else ""))
         self.env = env
         self.config = c = config or QConfig()
         self.env_params = env.default_params if env_params is None else env_params
@@ -159,7 +188,10 @@ class CandidateQ:
     def _loss(self, net, mb):
         q = mlp(net["pi"], mb["features"])[..., 0]
         v = value(net, mb["obs"])
-        q_loss = jnp.mean((q - mb["target"]) ** 2)
+        if self.config.loss == "bce":  # q: the log-odds of a carom; the target 0 or 1
+            q_loss = jnp.mean(optax.sigmoid_binary_cross_entropy(q, jnp.clip(mb["target"], 0.0, 1.0)))
+        else:
+            q_loss = jnp.mean((q - mb["target"]) ** 2)
         v_loss = jnp.mean((v - mb["target"]) ** 2)
         return q_loss + v_loss, dict(q_loss=q_loss, value_loss=v_loss)
 
@@ -175,7 +207,12 @@ class CandidateQ:
         feats, _ = env_lines.split(obs)
         played = jnp.take_along_axis(feats, action[:, None, None], 1)[:, 0]
         at = (state.filled % c.buffer + jnp.arange(c.n_envs)) % c.buffer
-        new = {"features": played, "obs": obs[:, :OBS_SIZE], "target": official * c.reward_scale}
+        target = official * c.reward_scale
+        if c.gamma > 0:  # the leave's worth where the shooter plays on from it (not after a reset)
+            goes_on = ~stepped.done & (following.current_player == state.env_state.current_player)
+            leave = jnp.max(logits(state.net, following.observation), -1)
+            target = target + c.gamma * jnp.where(goes_on, leave, 0.0)
+        new = {"features": played, "obs": obs[:, :OBS_SIZE], "target": target}
         replay = {name: state.replay[name].at[at].set(new[name].astype(jnp.float32)) for name in new}
         filled = state.filled + c.n_envs  # samples ever stored; the buffer holds min(filled, buffer)
         held = jnp.minimum(filled, c.buffer)
@@ -199,4 +236,4 @@ class CandidateQ:
                       filled), metrics
 
 
-__all__ = ["CandidateQ", "QConfig", "QState", "choose", "epsilon"]
+__all__ = ["LOSSES", "MODES", "CandidateQ", "QConfig", "QState", "choose", "epsilon"]

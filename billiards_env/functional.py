@@ -84,9 +84,10 @@ class Config:
     form (``actions.FORMS``); only the ``begin`` and ``end`` stages read it (the built-in
     opponent plays strike-form actions whatever the form). ``line_table``: for the "lines" form,
     the (cushions, hungarian) that shape the discipline's line table (``billiards_env.lines``).
-    ``final_view``: False leaves the lines part of a "shot" episode's final observation at zero
-    (no lines found for a position nobody plays from: half a lines step's cost), for training
-    loops that reset at once and never read it (``runner.batch_step``)."""
+    ``final_view``: False leaves the lines part of every observation a step or a reset makes at
+    zero, for ``runner.batch_step``, which finds them once, after the automatic reset, for the
+    position each environment plays next (none for a finished episode's final position: half a
+    lines step's cost)."""
 
     family: str
     mode: str
@@ -145,7 +146,8 @@ def start_from(game, params: EnvParams, cfg: Config | None = None) -> State:
     (its action form sets the observation; default: the strike form's). Pure and jittable."""
     zero = jnp.zeros((), jnp.int32)
     outcome = quiet_outcome(Reason.SCORED, game.current_player, call=jnp.asarray(Call.NONE, jnp.int32))
-    obs, candidates = observe_for(Config("", "shot", None) if cfg is None else cfg, game, params, zero)
+    cfg = Config("", "shot", None) if cfg is None else cfg
+    obs, candidates = observe_for(cfg, game, params, zero, lines_view=cfg.final_view)
     return State(
         game=game,
         observation=obs,
@@ -254,7 +256,7 @@ def end(cfg: Config, state: State, turn: Turn, carry: dict, params: EnvParams) -
     terminated = modes.terminated(cfg.mode, carry["outcome"], game)
     stuck = opponent_to_play(cfg, dict(carry, n=jnp.zeros((), jnp.int32))) & (carry["n"] >= modes.MAX_OPPONENT_SHOTS)
     truncated = ~terminated & ((step_count >= params.max_steps) | stuck)
-    obs, candidates = observe_for(cfg, game, params, step_count, lines_view=cfg.final_view or cfg.mode != "shot")
+    obs, candidates = observe_for(cfg, game, params, step_count, lines_view=cfg.final_view)
     new = State(
         game=game,
         observation=obs,

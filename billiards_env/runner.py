@@ -23,8 +23,8 @@ import jax
 import jax.numpy as jnp
 
 from physics import devices
-from physics.pytree import strong_types
-from billiards_env.functional import DEFAULT_LANES, Config, initial_state, make_ops, transition
+from physics.pytree import replace, strong_types
+from billiards_env.functional import DEFAULT_LANES, Config, initial_state, make_ops, observe_for, transition
 
 
 def _select(mask, a, b):
@@ -64,16 +64,28 @@ def _reset_finished(cfg, stepped, key, params):
     return _select(stepped.done, fresh, stepped)
 
 
+def _view_after_reset(cfg: Config, following, params):
+    """``following`` (a batch whose lines observations are blank) with each environment's lines
+    found for the position it plays next: once per step, whether the episode goes on ("inning",
+    "game") or was reset."""
+    obs, candidates = jax.vmap(lambda g, n: observe_for(cfg, g, params, n))(following.game, following.step_count)
+    return replace(following, observation=obs, candidates=candidates)
+
+
 def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True, final_view: bool = True):
     """The pure batched step with the batch's automatic reset, for callers that trace it inside
     their own ``jit`` (``agents.jax_ppo``): ``step(states, actions, key, params) -> (State after
     the reset of finished environments, State as the step left it)``, ``key`` one key. The
     physics runs on the lane pool, split over the devices (``physics.devices.split_batch``);
     each environment's key is drawn from ``key`` before the split, so the results do not depend
-    on the device count. ``final_view`` False: the lines form's final observations of "shot"
-    episodes are left blank (``functional.Config.final_view``; the reset states are whole)."""
+    on the device count. ``final_view`` False (with ``autoreset``): the lines of the positions
+    played next are found once, after the reset, and the States as the step left them carry none
+    (``functional.Config.final_view``: none found for a finished episode's final position)."""
     fresh_cfg = cfg
-    cfg = dataclasses.replace(cfg, final_view=final_view)
+    defer = not final_view and autoreset and cfg.action == "lines"
+    cfg = dataclasses.replace(cfg, final_view=final_view or not defer)
+    if defer:
+        fresh_cfg = cfg
     ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
     stepped_of = devices.split_batch(lambda s, a, k, p: transition(cfg, s, a, k, p, ops)[0], (True, True, True, False))
 
@@ -81,6 +93,8 @@ def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True, 
         k_step, k_reset = jax.random.split(key)
         stepped = stepped_of(states, actions, jax.random.split(k_step, actions.shape[0]), params)
         following = _reset_finished(fresh_cfg, stepped, k_reset, params) if autoreset else stepped
+        if defer:
+            following = _view_after_reset(dataclasses.replace(cfg, final_view=True), following, params)
         return following, stepped
 
     return step

@@ -19,6 +19,7 @@ import sys
 import jax
 
 import physics
+import rules
 from agents.arena import BATCH, SEARCH_SHOTS
 from agents.base import NOISE_PROFILES, noise_scale
 
@@ -62,6 +63,32 @@ def noise_arg(text: str) -> float:
 NOISE_HELP = f"execution-noise scale (0: exact, 1: the standard noise) or a player profile: {', '.join(NOISE_PROFILES)}"
 
 
+def discipline_arg(text: str) -> str:
+    """argparse type of ``--discipline``: an id of the discipline table as it stands when the
+    arguments are read (the seven, and the variants ``rules.register_discipline`` added), or
+    ``MODULE:ID``: import MODULE, which registers its variants, and take its ID."""
+    module, colon, name = text.rpartition(":")
+    if colon:
+        try:
+            importlib.import_module(module)
+        except ImportError as err:
+            raise argparse.ArgumentTypeError(f"cannot import {module!r} for discipline {text!r}: {err}") from None
+    try:
+        return rules.disciplines.get(name).id
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{err} (or MODULE:ID, a module that registers ID)") from None
+
+
+DISCIPLINE_HELP = ("a discipline id: " + ", ".join(rules.DISCIPLINES) + ", a variant registered with "
+                   "rules.register_discipline, or MODULE:ID (MODULE registers the variant ID when imported)")
+
+
+def add_discipline_argument(parser, default: str = "three_cushion"):
+    """``--discipline`` as every command takes it (``discipline_arg``)."""
+    parser.add_argument("--discipline", default=default, type=discipline_arg, metavar="DISCIPLINE",
+                        help=DISCIPLINE_HELP)
+
+
 def add_run_arguments(parser, out: str, batch: int = BATCH):
     """The options every playing command shares: batch, search chunk, seed, results folder, progress."""
     parser.add_argument("--batch", type=int, default=batch, help="rows per simulation call (padded)")
@@ -90,6 +117,16 @@ def parse_rule_options(items) -> dict:
                 raise ValueError(f"rule option {name.strip()} needs a number or true/false, got {value!r}") from None
             options[name.strip()] = int(number) if number == int(number) and "." not in text else number
     return options
+
+
+def parse_variant(text: str) -> tuple[str, dict]:
+    """``"two:cushions_required=2,distance=20"`` -> ("two", {cushions_required: 2, distance: 20}):
+    a rule variant's label and its rule options (``parse_rule_options``); ValueError when the
+    label is missing."""
+    name, colon, rest = text.partition(":")
+    if not colon or not name.strip():
+        raise ValueError(f"a variant is NAME:OPTION=VALUE,... (e.g. two:cushions_required=2), got {text!r}")
+    return name.strip(), parse_rule_options([item for item in rest.split(",") if item.strip()])
 
 
 # --- names -------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ from agents.learned import LearnedAgent
 from billiards_env.actions import FORMS
 from billiards_env.params import DEFAULT_NOISE, DEFAULT_START_PROBABILITY
 from agents.stats import mean_ci, wilson
-from experiments.common import NOISE_HELP, begin, machine_info, need, noise_arg, write_csv
+from experiments.common import NOISE_HELP, add_discipline_argument, begin, machine_info, need, noise_arg, write_csv
 from physics.simulate import DEFAULT_LANES
 
 BACKENDS = ("jax", "sb3")
@@ -331,7 +331,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--discipline", default="three_cushion", choices=list(rules.DISCIPLINES))
+    add_discipline_argument(parser)
     parser.add_argument("--algo", default="ppo", choices=ALGOS)
     parser.add_argument("--backend", choices=BACKENDS,
                         help="jax: PPO in plain JAX, every update one compiled call (the faster, the default); "
@@ -358,6 +358,18 @@ def parse_args(argv=None):
     parser.add_argument("--learning-starts", type=int, default=2048, help="SAC, DQN: shots before the first update")
     parser.add_argument("--explore-fraction", type=float, default=0.2,
                         help="DQN: share of the run over which epsilon falls from 1 to 0.05")
+    parser.add_argument("--mode", default="shot", choices=("shot", "inning", "game"),
+                        help="DQN: the positions it learns from: shot (drawn layouts), inning (drawn layouts, "
+                             "then the leaves of its caroms until a miss) or game (self-play from the break, one "
+                             "policy in both seats; with --zero-sum); each shot is rated by its own reward "
+                             "(discount 0)")
+    parser.add_argument("--gamma", type=float, default=0.0,
+                        help="DQN: the discount of the leave's rating added to a carom's target when the shooter "
+                             "plays on (0: each shot for itself; 1 in --mode inning: the points of the rest of the "
+                             "inning)")
+    parser.add_argument("--loss", default="mse", choices=("mse", "bce"),
+                        help="DQN: the scorer's loss: mse (the reward's regression) or bce (the log-odds of a "
+                             "carom; the carom games, whose shots score 0 or 1)")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
     parser.add_argument("--zero-sum", action="store_true", help="reward minus the points handed to the opponent")
     parser.add_argument("--start-probability", type=float, default=DEFAULT_START_PROBABILITY,
@@ -389,6 +401,14 @@ def parse_args(argv=None):
     check_counts(parser, args)
     if args.algo == "dqn" and (args.action != "lines" or args.backend == "sb3"):
         parser.error("--algo dqn learns the lines form on the jax backend: give --action lines (and no --backend sb3)")
+    if args.algo != "dqn" and (args.mode != "shot" or args.loss != "mse" or args.gamma != 0):
+        parser.error("--mode, --loss and --gamma are the DQN's (--algo dqn); the other learners train on \"shot\" "
+                     "episodes")
+    if not 0 <= args.gamma <= 1 or (args.gamma > 0 and args.loss != "mse"):
+        parser.error(f"--gamma must be in [0, 1] and 0 with --loss bce, got {args.gamma}")
+    if args.loss == "bce" and rules.disciplines.get(args.discipline).family == "hungarian":
+        parser.error("--loss bce needs shots that score 0 or 1 (the carom games); the Hungarian game's score "
+                     "10, 50 or 100 and fouls cost points (H-9.4): use --loss mse")
     sb3_only = [flag for flag, given in (("--algo sac", args.algo == "sac"), ("--shaping", args.shaping != "none"),
                                          ("--staged", args.staged), ("--threads", args.threads != 1)) if given]
     if args.backend is None:
@@ -480,7 +500,8 @@ def q_config(args, updates: int, hungarian: bool):
     return QConfig(n_envs=args.n_envs, gradient_steps=args.gradient_steps, batch_size=args.batch_size,
                    buffer=args.buffer, learning_starts=args.learning_starts, lr=args.lr, lr_schedule=args.lr_schedule,
                    total_updates=updates, explore_fraction=args.explore_fraction,
-                   reward_scale=0.01 if hungarian else 1.0, hidden=net_sizes(args), lanes=args.lanes)
+                   reward_scale=0.01 if hungarian else 1.0, hidden=net_sizes(args), loss=args.loss, gamma=args.gamma,
+                   lanes=args.lanes)
 
 
 def train_jax(args, env_settings: dict, start_time: float) -> Trained:
@@ -490,7 +511,8 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     from agents.jax_ppo import PPO
     from billiards_env import make_functional
 
-    env = make_functional(args.discipline, "shot", action=args.action, **env_values(args))
+    opponent = "two_player" if args.mode == "game" else "random"  # game: self-play, both seats the learner
+    env = make_functional(args.discipline, args.mode, opponent, action=args.action, **env_values(args))
     shots = args.n_envs * (1 if args.algo == "dqn" else args.n_steps)
     updates = max(1, -(-args.timesteps // shots))
     if args.algo == "dqn":

@@ -147,7 +147,8 @@ def test_q_learner_chooses_the_best_rated_valid_candidate_or_a_valid_one_at_rand
 
 
 @pytest.mark.parametrize("bad", [dict(n_envs=0), dict(buffer=8, n_envs=16), dict(eps_end=0.5, eps_start=0.2),
-                                 dict(explore_fraction=0.0), dict(hidden=()), dict(lr_schedule="cosine")])
+                                 dict(explore_fraction=0.0), dict(hidden=()), dict(lr_schedule="cosine"),
+                                 dict(loss="huber"), dict(gamma=1.5), dict(gamma=0.5, loss="bce")])
 def test_q_learner_config_refuses_bad_settings(bad):
     from agents.jax_dqn import QConfig
 
@@ -179,6 +180,27 @@ def test_q_learner_refuses_other_forms_and_modes():
 
     with pytest.raises(ValueError, match="lines"):
         CandidateQ(make_functional("three_cushion", action="contact"))
+    with pytest.raises(ValueError, match="built-in opponent"):  # its shots would count in the learner's step
+        CandidateQ(make_functional("three_cushion", "game", action="lines"))
+    assert CandidateQ(make_functional("three_cushion", "game", "two_player", action="lines")).env.mode == "game"
+
+
+def test_q_learner_logistic_loss_is_the_cross_entropy_of_the_carom_chance():
+    """loss="bce": the scorer's output is the log-odds of a carom, and its loss on a sample of
+    reward t is -(t log p + (1 - t) log(1 - p)), p the logistic of the output."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from agents.jax_policy import mlp
+    from billiards_env import make_functional
+
+    dqn = CandidateQ(make_functional("three_cushion", action="lines"), QConfig(hidden=(4,), loss="bce"))
+    net = init_network(jax.random.PRNGKey(3), (4,), form="lines")
+    feats = jax.random.normal(jax.random.PRNGKey(0), (6, lines.FEATURES))
+    target = jnp.asarray([0.0, 1.0, 1.0, 0.0, 1.0, 0.0])
+    mb = {"features": feats, "obs": jnp.zeros((6, observation.OBS_SIZE)), "target": target}
+    _, stats = dqn._loss(net, mb)
+    p = 1.0 / (1.0 + np.exp(-np.asarray(mlp(net["pi"], feats))[:, 0]))
+    want = -np.mean(np.asarray(target) * np.log(p) + (1 - np.asarray(target)) * np.log(1 - p))
+    np.testing.assert_allclose(float(stats["q_loss"]), want, rtol=1e-5)
 
 
 @pytest.mark.slow

@@ -276,3 +276,33 @@ def test_check_state_holds_a_lines_state_to_the_form():
         check_state(tree_replace(state, candidates=None), form="lines")
     with pytest.raises(AssertionError, match="State.candidates must be None for the 'contact' form"):
         check_state(tree_replace(state, observation=state.observation[:observation.OBS_SIZE]), form="contact")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["shot", "inning"])
+def test_the_training_step_finds_each_positions_lines_once_and_observes_what_the_whole_step_does(mode):
+    """``runner.batch_step(final_view=False)``, the learners' step, finds the candidates after the
+    automatic reset, once per environment: the observations and candidates of the positions played
+    next are those of the plain step, whether the inning went on or a new layout was drawn."""
+    from billiards_env.runner import batch_step
+
+    env = billiards_env.make_functional("three_cushion", mode, action="lines")
+    params = env.default_params
+    states = env.init_batch(jax.random.split(jax.random.PRNGKey(4), 16), params)
+    acts = jnp.arange(16, dtype=jnp.int32) % lines.COUNT
+    whole = jax.jit(batch_step(env.config, 16, final_view=True))
+    once = jax.jit(batch_step(env.config, 16, final_view=False))
+    key = jax.random.PRNGKey(8)
+    next_whole, stepped_whole = whole(states, acts, key, params)
+    next_once, stepped_once = once(states, acts, key, params)
+    np.testing.assert_array_equal(np.asarray(stepped_once.rewards), np.asarray(stepped_whole.rewards))
+    # the same numbers, up to the rounding of two differently fused programs (features near 0 differ by 1e-16)
+    close = lambda a, b: np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12)  # noqa: E731
+    close(next_once.observation, next_whole.observation)
+    jax.tree_util.tree_map(close, next_once.candidates, next_whole.candidates)
+    np.testing.assert_array_equal(np.asarray(next_once.game.positions), np.asarray(next_whole.game.positions))
+    done = np.asarray(stepped_whole.done)
+    if mode == "inning":
+        assert 0 < done.sum() < 16  # some innings went on, some were reset
+    tail = np.asarray(stepped_once.observation)[:, observation.OBS_SIZE:]
+    assert np.all(tail == 0)  # the step's own States carry no lines: they were found once, after the reset
