@@ -36,7 +36,8 @@ from agents import arena
 from agents.base import index_tree
 from agents.specs import SPEC_HELP, AgentSpecError, check_discipline, parse_agent_spec
 from billiards_env import render, setup
-from experiments.common import NOISE_HELP, add_run_arguments, ball_names, begin, machine_info, noise_arg, write_csv
+from experiments.common import (NOISE_HELP, add_discipline_argument, add_run_arguments, ball_names, begin,
+                                machine_info, noise_arg, write_csv)
 from experiments.view import ViewShot, standing_pin, write_view
 
 SAMPLES = 600  # points along each ball's path in a picture
@@ -214,7 +215,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.gallery", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1] + "\n" + SPEC_HELP)
-    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
+    add_discipline_argument(parser)
     parser.add_argument("--agent", default="search", metavar="SPEC", help="the agent (default: search)")
     parser.add_argument("--layouts", type=int, default=40, help="random layouts (plus the starting position)")
     parser.add_argument("--top", type=int, default=6, help="shots drawn (plus the one from the starting position)")

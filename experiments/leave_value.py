@@ -54,7 +54,7 @@ from agents.search import SearchAgent, SearchConfig, screened, simulate_candidat
 from agents.store import MODELS_DIR
 from agents.arena import SEARCH_SHOTS, to_host
 from billiards_env import setup
-from experiments.common import NOISE_HELP, begin, machine_info, noise_arg
+from experiments.common import NOISE_HELP, add_discipline_argument, begin, machine_info, noise_arg
 from experiments.success_model import fit as fit_net
 
 SIZES = (FEATURES, 128, 128, 1)
@@ -197,7 +197,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.leave_value", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
+    add_discipline_argument(parser)
     parser.add_argument("--states", type=int, default=4096, help="game states valued")
     parser.add_argument("--candidates", type=int, default=128, help="strikes of the search's proposal per state")
     parser.add_argument("--trials", type=int, default=8, help="noisy plays per strike (even: the double estimator)")

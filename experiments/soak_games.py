@@ -32,7 +32,7 @@ import billiards_env
 import rules
 from billiards_env import actions as action_forms
 from billiards_env.runner import Runner
-from experiments.common import begin
+from experiments.common import add_discipline_argument, begin
 
 STUCK_AFTER = 5  # unchanged shots in a row that make a game stuck (a void streak is resolved at 3)
 DEFAULT_MAX_SHOTS = 200
@@ -45,8 +45,8 @@ VOID_REASONS = (rules.Reason.INVALID_SHOT, rules.Reason.VOID_LIMIT)
 def check_arguments(discipline, games, dtype, seed, max_shots, distance, batch=DEFAULT_BATCH, action="strike"):
     """ValueError naming the argument and what is allowed."""
     action_forms.check_form(action)
-    if discipline not in rules.DISCIPLINES:
-        raise ValueError(f"discipline must be one of {', '.join(rules.DISCIPLINES)}, got {discipline!r}")
+    if discipline not in rules.disciplines.ids():
+        raise ValueError(f"discipline must be one of {', '.join(rules.disciplines.ids())}, got {discipline!r}")
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     for name, value, low in (("games", games, 1), ("max_shots", max_shots, 1), ("seed", seed, 0), ("batch", batch, 1)):
@@ -176,7 +176,7 @@ def main(argv=None) -> dict:
     begin()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
+    add_discipline_argument(parser)
     parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
     parser.add_argument("--dtype", default="float64", choices=DTYPES)
     parser.add_argument("--seed", type=int, default=0)

@@ -107,3 +107,20 @@ def test_commands_refuse_counts_that_divide_by_zero(main, argv, message, capsys,
     assert exit_.value.code == 2  # argparse's usage error, before any work
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_every_command_takes_a_registered_variant_and_names_the_valid_ids_for_an_unknown_one(capsys):
+    """``--discipline`` reads the discipline table when the arguments are read: a variant that a
+    module registers (``MODULE:ID``) is taken, an unknown id is refused with the valid ones."""
+    from experiments import shot_map, train
+
+    args = train.parse_args(["--discipline", "tests.support.variants:two_cushion_test"])
+    assert args.discipline == "two_cushion_test"
+    assert train.parse_args(["--discipline", "two_cushion_test"]).discipline == "two_cushion_test"  # registered now
+    for parse in (train.parse_args, shot_map.build_parser().parse_args):
+        with pytest.raises(SystemExit):
+            parse(["--discipline", "four_cushion"])
+        assert "valid disciplines: three_cushion" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.parse_args(["--discipline", "no_such_module_here:two_cushion_test"])
+    assert "cannot import 'no_such_module_here'" in capsys.readouterr().err
