@@ -46,6 +46,9 @@ class Rules:
       push_time: float, a cue ball that touches the ball (or cushion) it was frozen to within this
         time (s) after the strike has moved it: foul (H-4.6, C-12.7 c, C-13.3 c; open point O-3).
       pin_radius: float, the pin's radius where a ball touches it (m), docs/physics.md section 4.
+      carom_points, pin_points, carom_with_pin_points: int32, what a valid Hungarian carom, pin
+        and carom with the pin score (H-9.2, H-9.3, H-9.4: 10, 50, 100); a foul hands the
+        opponent the shot's value (H-9.7).
       pin_jam_reach: float, a fallen pin whose reported position lies closer than this (m) to a
         ball's surface cannot be taken away without moving the ball: jammed (H-8.6). Open point:
         the log gives one point for a lying pin; we take 10 mm, about its body radius.
@@ -75,6 +78,9 @@ class Rules:
     line_tolerance: jnp.ndarray
     push_time: jnp.ndarray
     pin_radius: jnp.ndarray
+    carom_points: jnp.ndarray
+    pin_points: jnp.ndarray
+    carom_with_pin_points: jnp.ndarray
     pin_jam_reach: jnp.ndarray
     lag_tie_tolerance: jnp.ndarray
     zones: jnp.ndarray
@@ -109,6 +115,9 @@ _OPTIONS = {
     "pure_carom_limit": ("bool", "hungarian"),
     "pin_radius": ("float_pos", "hungarian"),
     "pin_jam_reach": ("float_nonneg", "hungarian"),
+    "carom_points": ("int_nonneg", "hungarian"),
+    "pin_points": ("int_nonneg", "hungarian"),
+    "carom_with_pin_points": ("int_nonneg", "hungarian"),
     "equalizing_inning": ("bool", "carom"),
     "countdown_from": ("int_nonneg", "carom"),
     "lag": ("static_bool", "carom"),
@@ -137,6 +146,9 @@ _DEFAULTS = dict(
     push_time=1e-2,
     pin_radius=0.010,  # docs/physics.md section 4: the body is about 20 mm across at ball height
     pin_jam_reach=0.010,  # about the pin's body radius: a ball touching where it lies
+    carom_points=10,  # rule H-9.2
+    pin_points=50,  # rule H-9.3
+    carom_with_pin_points=100,  # rule H-9.4
     lag_tie_tolerance=1e-3,
     lag=False,  # open point O-10
 )
@@ -211,7 +223,7 @@ def make_rules(discipline: str, **options) -> Rules:
     lag = bool(values.pop("lag"))
     values.update(zip(("zones", "jumped_respot", "frozen_respot"), disciplines.codes_of(spec)))
     ints = ("distance", "scoring_mode", "cushions_required", "field_limit", "countdown_from", "zones",
-            "jumped_respot", "frozen_respot")
+            "jumped_respot", "frozen_respot", "carom_points", "pin_points", "carom_with_pin_points")
     bools = ("pure_carom_limit", "restricted_fields", "equalizing_inning")
     leaves = {}
     for name, value in values.items():

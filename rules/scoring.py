@@ -22,11 +22,9 @@ from rules.codes import Reason
 from rules.fields import ZoneCount
 from rules.judge import Facts, PinFacts
 
-# Points of a valid Hungarian shot, rules H-9.2 to H-9.4 (the original: carom 10; pin 50; carom with
+# The points of a valid Hungarian shot, rules H-9.2 to H-9.4, are rule options (``Rules.carom_points``,
+# ``pin_points``, ``carom_with_pin_points``; by default the original's carom 10, pin 50, and carom with
 # the pin down a further 50, so 100 in all).
-CAROM_POINTS = 10
-PIN_POINTS = 50
-CAROM_WITH_PIN_POINTS = 100
 JUMP_PENALTY = 10  # rule H-9.8, per jumped ball
 MODE3_EXTRA = 10  # rule H-9.10
 
@@ -74,11 +72,11 @@ def carom_verdict(ruleset, facts: Facts, first_carom_pending, red, field: ZoneCo
     return Verdict(reason, foul, scored, scored.astype(jnp.int32), zero)  # rule C-3.3: one point
 
 
-def pin_carom_value(carom, pin_down):
-    """() int32: rules H-9.2 to H-9.4: carom 10, pin 50, both 100."""
+def pin_carom_value(ruleset, carom, pin_down):
+    """() int32: rules H-9.2 to H-9.4: a carom, the pin, both (the originals: 10, 50, 100)."""
     return jnp.where(
-        carom & pin_down, CAROM_WITH_PIN_POINTS,
-        jnp.where(pin_down, PIN_POINTS, jnp.where(carom, CAROM_POINTS, 0)),
+        carom & pin_down, ruleset.carom_with_pin_points,
+        jnp.where(pin_down, ruleset.pin_points, jnp.where(carom, ruleset.carom_points, 0)),
     ).astype(jnp.int32)
 
 
@@ -96,7 +94,7 @@ def hungarian_verdict(ruleset, facts: Facts, pin: PinFacts, pure_caroms) -> Verd
         (pin.fell_before_target, Reason.PIN_BEFORE_TARGET),  # rules H-4.9, H-9.10
     ]
     foul = jnp.any(jnp.stack([c for c, _ in fouls]))
-    value = pin_carom_value(facts.carom, pin.fell)
+    value = pin_carom_value(ruleset, facts.carom, pin.fell)
     # rule H-6.3 / H-9.6: the third pure carom in a row scores nothing (not a foul).
     pure = facts.carom & ~pin.fell
     pure_limited = ~foul & pure & ruleset.pure_carom_limit & (pure_caroms >= 2)

@@ -93,6 +93,26 @@ def test_H_9_4_carom_and_pin_down_is_100_in_all():
     assert int(out.shot_value) == 100
 
 
+@pytest.mark.parametrize("steps, option, value", [
+    (["ball 1", "cushion", "ball 2"], "carom_points", 20),  # H-9.2
+    (["ball 1", "pin down by 1"], "pin_points", 40),  # H-9.3
+    (["ball 2", "pin down by 2", "ball 1"], "carom_with_pin_points", 150),  # H-9.4
+])
+def test_H_9_2_to_H_9_4_point_values_are_rule_options(steps, option, value):
+    """A variant with other point values scores them, and a foul hands them over (H-9.7)."""
+    state, out = play(steps, options={option: value})
+    assert int(out.shot_value) == value and pts(out) == [value, 0]
+    state, out = play(["pin"] + steps, options={option: value, "scoring_mode": 2})
+    assert bool(out.foul) and pts(out) == [0, value]
+
+
+def test_H_9_2_point_values_refuse_what_no_scoresheet_holds():
+    with pytest.raises(ValueError, match="carom_points must be >= 0"):
+        rules.make_rules("hungarian_1000", carom_points=-10)
+    with pytest.raises(ValueError, match="unknown option"):
+        rules.make_rules("three_cushion", pin_points=50)
+
+
 def test_H_8_1_yellow_may_knock_the_pin_after_the_white_was_hit():
     state, out = play(["ball 1", "balls 1-2", "pin down by 2"])
     assert int(out.shot_value) == 50
