@@ -5,13 +5,16 @@ both with no built-in opponent (``billiards_env.functional``): a ``Player`` (an 
 spec's label, ``make_player``) plans every shot from the game state, the planned strike becomes
 the action (``billiards_env.actions.from_shot``, its choices keeping the layout planned from),
 and the environment's step plays it (execution noise, simulation, referee, episode end). Innings
-start from random legal layouts (``agents.states``) or the starting position (``rules.init_game``)
-and end when the turn passes or the step cap is reached ("capped"); games start from the starting
-position, the breaker alternating, and end at the distance or the cap ("unfinished").
+start from random legal layouts (``agents.states``), a stored set's (``billiards_env.layouts``) or
+the starting position (``rules.init_game``) and end when the turn passes or the step cap is reached
+("capped"); games start from the starting position, the breaker alternating, and end at the
+distance or the cap ("unfinished").
 
 Determinism: each inning's (game's) randomness comes from its own key (``row_keys``: seed and
 stream), split per shot into a planning and a step key (``shot_keys``), so every agent and every
-rule setting meets the same layouts and noise draws, shot for shot (common random numbers).
+rule setting meets the same layouts and noise draws, shot for shot (common random numbers). A
+player may have an execution noise of its own (``Player.noise``, a spec's ``@NOISE``): its rows
+are stepped with that noise in the environment's params, a leaf, so the compiled step is shared.
 
 Batching: every unfinished row is planned each round in ``plan_batch`` calls of ``Player.chunk``
 states (``plan_chunk``: a search as many states as ``search_shots`` simulated shots allow, its
@@ -48,6 +51,7 @@ from billiards_env import modes
 from billiards_env.actions import from_shot
 from billiards_env.functional import FunctionalEnv
 from billiards_env.info import board_scores_batch
+from billiards_env import layouts as layout_sets
 from billiards_env.params import DEFAULT_NOISE, default_params, setup
 from billiards_env.params import replace as replace_params
 from billiards_env.runner import Runner
@@ -101,13 +105,18 @@ def row_keys(seed: int, stream: int, n: int):
     return jax.random.split(jax.random.fold_in(jax.random.PRNGKey(seed), stream), n)
 
 
-def first_states(ruleset, params, n: int, start: str, keys, breakers=None):
+def first_states(ruleset, params, n: int, start: str, keys, breakers=None, layouts=None):
     """n game states on the host: random legal layouts (player 0 to shoot) or the starting
-    position (``breakers`` to break; player 0 by default)."""
+    position (``breakers`` to break; player 0 by default). ``layouts``: stored layouts
+    (``billiards_env.layouts.load``) whose first n replace the random ones."""
     if start == "random":
+        if layouts is not None:
+            return to_host(layout_sets.states_of(layouts, ruleset, params, n))
         return to_host(random_states_for(ruleset, jnp.asarray(keys)[:n], params))
     if start != "start":
         raise ValueError(f"start must be 'random' or 'start', got {start!r}")
+    if layouts is not None:
+        raise ValueError("stored layouts replace random ones only: start must be 'random' with layouts")
     breakers = np.zeros(n, np.int32) if breakers is None else np.asarray(breakers, np.int32)
     return to_host(_start_states(ruleset, keys, jnp.asarray(breakers), params))
 
@@ -131,7 +140,8 @@ def plan_chunk(agent, batch: int, search_shots: int = SEARCH_SHOTS) -> int:
 class Player:
     """An agent under its spec's label, planning in calls of ``chunk`` states, with its timing:
     ``plan_seconds`` over ``decisions`` (the states planned, padding left out), and the calls
-    that compiled apart (``first_call_seconds``)."""
+    that compiled apart (``first_call_seconds``); ``noise``: the execution noise its shots are
+    played with, None for the environment's."""
 
     label: str
     agent: object
@@ -140,6 +150,7 @@ class Player:
     first_call_seconds: float = 0.0
     decisions: int = 0
     warm: set = dataclasses.field(default_factory=set)
+    noise: float | None = None
 
     def decide(self, ruleset, states, params, keys):
         """(n, 5) NumPy array of planned shots for n host states; keys (n, 2)."""
@@ -175,9 +186,11 @@ class Player:
 
 def make_player(spec: str, noise: float, batch: int = BATCH, search_shots: int = SEARCH_SHOTS,
                 discipline: str | None = None) -> Player:
-    """The ``Player`` of an agent spec (``agents.specs.make_agent``) under that spec's label."""
-    agent = make_agent(spec, noise, discipline=discipline)
-    return Player(parse_agent_spec(spec).text, agent, plan_chunk(agent, batch, search_shots))
+    """The ``Player`` of an agent spec (``agents.specs.make_agent``) under that spec's label, with
+    the spec's own noise (``@NOISE``) if it has one, else planning for ``noise``."""
+    parsed = parse_agent_spec(spec)
+    agent = make_agent(parsed, noise, discipline=discipline)
+    return Player(parsed.text, agent, plan_chunk(agent, batch, search_shots), noise=parsed.noise)
 
 
 # --- one round: plan, then the environment's step (noise, simulation, referee, episode end) ----
@@ -227,9 +240,36 @@ def step_rows(env, env_params, states, planned, keys, batch: int = BATCH):
             jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs), *results))
 
 
+def with_noise(env_params, noise: float):
+    """The environment's params with the execution noise ``noise`` (a leaf: the compiled step is
+    the same)."""
+    return replace_params(env_params, noise=jnp.asarray(noise, env_params.noise.dtype))
+
+
+def step_seats(players, seats, env, env_params, states, planned, keys, batch: int = BATCH):
+    """``step_rows`` with each row's shot played under its shooter's noise (``Player.noise``,
+    the environment's where None): the rows of each noise stepped apart, each with its own key,
+    then put back in order. When no player has a noise of its own, one ``step_rows`` call."""
+    own = [p.noise for p in players]
+    if all(x is None for x in own):
+        return step_rows(env, env_params, states, planned, keys, batch)
+    default = float(env_params.noise)
+    noise = np.array([default if own[j] is None else own[j] for j in np.asarray(seats, int)], float)
+    parts, order = [], []
+    for value in np.unique(noise):
+        rows = np.nonzero(noise == value)[0]
+        parts.append(step_rows(env, with_noise(env_params, value), index_tree(states, rows), planned[rows],
+                               keys[rows], batch))
+        order.append(rows)
+    back = np.argsort(np.concatenate(order))
+    return (jax.tree_util.tree_map(lambda *xs: np.concatenate(xs)[back], *(p[0] for p in parts)),
+            jax.tree_util.tree_map(lambda *xs: jnp.concatenate(xs)[back], *(p[1] for p in parts)))
+
+
 def play_round(players, seats, env, env_params, states, keys, batch: int = BATCH):
     """One shot for each of n host States of ``env``: planned by the players, played by the
-    environment's step (its execution noise, simulation, referee and episode end).
+    environment's step (its execution noise or the shooter's own, simulation, referee and
+    episode end: ``step_seats``).
 
     players: the Players; seats: (n,) which of them shoots in each row; keys: (n, 2, 2) each
     row's planning and step keys. Returns (planned shots (n, 5), the stepped States on the host,
@@ -242,7 +282,7 @@ def play_round(players, seats, env, env_params, states, keys, batch: int = BATCH
         if mine.size:
             planned[mine] = player.decide(env_params.rules, index_tree(states.game, mine), env_params.physics,
                                           keys[mine, 0])
-    stepped, results = step_rows(env, env_params, states, planned, keys[:, 1], batch)
+    stepped, results = step_seats(players, seats, env, env_params, states, planned, keys[:, 1], batch)
     return planned, stepped, results
 
 
@@ -280,12 +320,14 @@ def put_back(states, rows, nxt, active, bar):
 # --- innings -----------------------------------------------------------------------------------
 
 def run_innings(player: Player, ruleset, params, n: int, *, start: str = "random", noise: float = DEFAULT_NOISE,
-                max_shots: int = 20, seed: int = 0, stream: int = 0, batch: int = BATCH, progress: bool = True):
+                max_shots: int = 20, seed: int = 0, stream: int = 0, batch: int = BATCH, progress: bool = True,
+                layouts=None):
     """n innings of one player (see the module docstring): episodes of the "inning" mode, capped
-    at ``max_shots`` steps. Returns (inning rows, shot rows)."""
+    at ``max_shots`` steps, from the first n of ``layouts`` if given (``first_states``). Returns
+    (inning rows, shot rows)."""
     env, env_params = environment(ruleset, params, "inning", noise, max_shots)
     keys = row_keys(seed, 2 * stream, n)
-    states = to_host(env.init_from(first_states(ruleset, params, n, start, keys), env_params))
+    states = to_host(env.init_from(first_states(ruleset, params, n, start, keys, layouts=layouts), env_params))
     active = np.ones(n, bool)
     points, net, fouls, successes = np.zeros((4, n), int)  # per inning
     ended = np.array(["capped"] * n, dtype=object)
@@ -361,6 +403,13 @@ def inning_summary(player: Player, inning_rows, shot_rows, since=(0.0, 0), **con
                capped_innings=sum(r["capped"] for r in inning_rows))
     row.update(shot_stats(shot_rows))
     row.update(player.timing(since))
+    return own_noise(player, row)
+
+
+def own_noise(player: Player, row: dict) -> dict:
+    """A summary row with the player's own execution noise as its ``noise``, if it has one."""
+    if player.noise is not None:
+        row["noise"] = player.noise
     return row
 
 
@@ -482,7 +531,7 @@ def game_summary(players, game_rows, inning_rows, shot_rows, since=None, **conte
                    points_per_inning=pts[0], points_low=pts[1], points_high=pts[2])
         row.update(shot_stats([r for r in shot_rows if r["agent"] == label]))
         row.update(player.timing(since[j] if since else (0.0, 0)))
-        out.append(row)
+        out.append(own_noise(player, row))
     return out
 
 
@@ -490,13 +539,19 @@ def game_summary(players, game_rows, inning_rows, shot_rows, since=None, **conte
 
 def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, games=0, opponent=None,
              distance=None, max_game_shots=2000, rule_options=None, noise=DEFAULT_NOISE, batch=BATCH,
-             search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None, calibration=None) -> dict:
+             search_shots=SEARCH_SHOTS, seed=0, progress=True, players=None, calibration=None,
+             layouts="random") -> dict:
     """Every agent spec of ``specs`` over ``innings`` innings and ``games`` games of a discipline
     (``--opponent``'s spec as player 1, else self-play; ``distance``: the games' reduced distance);
     returns a dict of row lists (``summary``, ``innings``, ``shots``, ``paired``, ``games``,
     ``games_summary``, ``game_innings``) and the ``settings``. ``players`` may pass ready
     ``Player``s (by label) to reuse their compiled functions and timing. ``calibration``: the
-    physics' named parameter set (``physics.CALIBRATIONS``; default: the table's own)."""
+    physics' named parameter set (``physics.CALIBRATIONS``; default: the table's own). ``layouts``:
+    where the innings start, "random" (from ``seed``) or a stored set of
+    ``billiards_env.layouts.LAYOUT_SETS``, its layouts in order (the noise draws still from ``seed``)."""
+    stored = None if layouts == "random" else layout_sets.load(layouts, discipline)
+    if stored is not None and start != "random":
+        raise ValueError(f"layouts={layouts!r} replaces the random layouts: start must be 'random', got {start!r}")
     options = dict(rule_options or {})
     ruleset, params = setup(discipline, calibration, **options)  # innings: the game's own distance
     if distance is not None:  # games only: a reduced distance
@@ -519,8 +574,8 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
         if innings > 0:
             since = p.counters()
             rows, shots = run_innings(p, ruleset, params, innings, start=start, noise=noise, max_shots=max_shots,
-                                      seed=seed, batch=batch, progress=progress)
-            out["summary"].append(inning_summary(p, rows, shots, since, **context, start=start))
+                                      seed=seed, batch=batch, progress=progress, layouts=stored)
+            out["summary"].append(inning_summary(p, rows, shots, since, **context, start=start, layouts=layouts))
             out["innings"] += rows
             out["shots"] += shots
         if games > 0:
@@ -541,8 +596,8 @@ def evaluate(discipline, specs, *, innings=100, start="random", max_shots=20, ga
     out["settings"] = dict(discipline=discipline, agents=[p.label for p in evaluated],
                            opponent=rival.label if rival else None, rule_options=options,
                            distance=int(games_rules.distance), noise=noise, innings=innings, start=start,
-                           max_shots=max_shots, games=games, max_game_shots=max_game_shots, batch=batch,
-                           search_shots=search_shots, seed=seed, calibration=calibration,
+                           layouts=layouts, max_shots=max_shots, games=games, max_game_shots=max_game_shots,
+                           batch=batch, search_shots=search_shots, seed=seed, calibration=calibration,
                            search_configs={p.label: dataclasses.asdict(p.agent.config) for p in evaluated
                                            if isinstance(p.agent, SearchAgent)})
     return out

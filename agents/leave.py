@@ -3,9 +3,9 @@
 Position play is choosing, among shots that score, the one that leaves the next shot easy. The
 search (``agents.search``) judges every simulated trial by the points it earns; with a leave
 value it adds V of the layout the trial leaves whenever the shooter plays on (his turn goes on and
-the game is not over), so that of two shots that score alike it prefers the better leave. The
-opponent's prospects after a miss are not counted: this is the inning's value, not a safety
-term.
+the game is not over), so that of two shots that score alike it prefers the better leave. Read
+from the other side, the same V is the opponent's prospect from the layout a miss hands him: the
+search's defensive play (``SearchConfig.safety``) takes it off such trials.
 
 V is an MLP (``agents.nets``) of ``state_features``: the layout in the canonical frame the
 success model sees too (``aiming.frame``: the table's mirror symmetries, the object balls

@@ -75,6 +75,9 @@ class SearchConfig:
     lanes: simulation lanes (``physics.simulate_batch``).  screen: under noise, strikes proposed
     and simulated once as aimed before round 1, which plays the ``candidates`` of them the screen
     ranks first (``agents.screen``); 0: no screen, round 1 plays the proposal itself.
+    safety: defensive play, the weight of the opponent's prospects when the turn passes: a trial
+    that hands the table over loses ``safety`` times the leave value of the layout left, read from
+    the opponent's side (the points he can expect from his inning); needs a leave value.
     """
 
     candidates: int = 1024
@@ -88,14 +91,15 @@ class SearchConfig:
     position_weight: float = 0.0
     lanes: int = DEFAULT_LANES
     screen: int = 0
+    safety: float = 0.0
 
     def __post_init__(self):
         if self.candidates < 1 or self.trials < 1 or self.seeds < 0:
             raise ValueError("candidates and trials must be >= 1 and seeds >= 0")
         if not 0.0 <= self.random_fraction <= 1.0:
             raise ValueError(f"random_fraction must be in [0, 1], got {self.random_fraction}")
-        if self.noise < 0 or self.position_weight < 0:
-            raise ValueError("noise and position_weight must be >= 0")
+        if self.noise < 0 or self.position_weight < 0 or self.safety < 0:
+            raise ValueError("noise, position_weight and safety must be >= 0")
         if self.refine_parents < 0 or self.refine_parents > self.candidates:
             raise ValueError("refine_parents must be in [0, candidates]")
         if self.refine_parents and self.refine_children < 1:
@@ -212,18 +216,23 @@ def _trial_shots(shots, keys, params, trials: int, noise: float):
     return jax.tree_util.tree_map(lambda v: v.reshape(S * N * trials), played)
 
 
-@functools.partial(jax.jit, static_argnames=("position_weight", "cushions"))
-def _judge(ruleset, rep, results, params, position_weight: float, cushions: int, leave=None):
+@functools.partial(jax.jit, static_argnames=("position_weight", "cushions", "safety"))
+def _judge(ruleset, rep, results, params, position_weight: float, cushions: int, leave=None, safety: float = 0.0):
     """(B,) values of simulated shots, one per row of the states ``rep`` (leaves (B, ...)).
     Compiled per batch size B, however it splits into states and candidates; ``cushions``: the
     rules' required cushions, which shape the position term's line table; ``leave``: the layers
-    of a leave value (``agents.leave``), or None."""
+    of a leave value (``agents.leave``), or None; ``safety``: the weight of the leave value of a
+    layout handed to the opponent (``SearchConfig.safety``)."""
     next_states, outcomes = referee_batch(ruleset, rep, results, params)
     shooter = rep.current_player
     value = net_points(outcomes, shooter).astype(params.dtype)
     if leave is not None:
+        # the leave value of the next state is the prospect of whoever shoots from it
+        left = values_of(leave, ruleset, next_states, params).astype(value.dtype)
         plays_on = (next_states.current_player == shooter) & ~outcomes.game_over
-        value = value + jnp.where(plays_on, values_of(leave, ruleset, next_states, params).astype(value.dtype), 0.0)
+        value = value + jnp.where(plays_on, left, 0.0)
+        if safety > 0:
+            value = value - safety * jnp.where(~plays_on & ~outcomes.game_over, left, 0.0)
     if position_weight > 0:
         table = geometry.line_table(cushions, ruleset.is_hungarian, light=True)
 
@@ -258,7 +267,8 @@ def play_candidates(ruleset, states, params, shots, keys, trials, cfg: SearchCon
     keys (S, 2)."""
     S, N = shots.V0.shape
     rep, results = simulate_candidates(ruleset, states, params, shots, keys, trials, cfg)
-    values = _judge(ruleset, rep, results, params, float(cfg.position_weight), _position_cushions(ruleset, cfg), leave)
+    values = _judge(ruleset, rep, results, params, float(cfg.position_weight), _position_cushions(ruleset, cfg), leave,
+                    float(cfg.safety))
     return values.reshape(S, N, trials)
 
 
@@ -279,7 +289,7 @@ def screened(ruleset, states, params, shots, cfg: SearchConfig, leave=None) -> p
 
 @functools.partial(jax.jit, static_argnames=("cfg", "cushions"))
 def _screen_top(ruleset, rep, results, params, shots, leave, cfg: SearchConfig, cushions: int):
-    values = _judge(ruleset, rep, results, params, float(cfg.position_weight), cushions, leave)
+    values = _judge(ruleset, rep, results, params, float(cfg.position_weight), cushions, leave, float(cfg.safety))
     keys = screen_keys(values, results, rep.cue_ball).reshape(shots.V0.shape)
     _, top = jax.lax.top_k(keys, cfg.candidates)
     return jax.tree_util.tree_map(lambda v: jnp.take_along_axis(v, top, -1), shots)
@@ -329,7 +339,8 @@ class SearchAgent(Planner):
     ``SearchAgent()`` plans for exact execution; ``SearchAgent.for_noise()`` plans for the
     standard execution noise. Any ``SearchConfig`` field can be passed as a keyword. ``leave``:
     an ``agents.leave.LeaveValue`` of the discipline, which adds the value of the layout each
-    trial leaves when the shooter plays on (position play).
+    trial leaves when the shooter plays on (position play), and with ``safety`` above 0 takes
+    off that of the layout handed to the opponent when the turn passes (defensive play).
     """
 
     name = "search"
@@ -337,6 +348,9 @@ class SearchAgent(Planner):
     def __init__(self, config: SearchConfig | None = None, leave=None, **options):
         base = config if config is not None else SearchConfig()
         self.config = dataclasses.replace(base, **options)
+        if self.config.safety > 0 and leave is None:
+            raise ValueError("safety play values the layout left to the opponent with a leave value: give leave= "
+                             "(agents.leave.LeaveValue; the spec search:safety=1,leave=value)")
         self.leave = leave
         self.discipline = None if leave is None else leave.discipline  # the leave value's discipline
 

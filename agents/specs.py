@@ -18,17 +18,25 @@ ValueError) says what is allowed when a spec is malformed or its model cannot be
                                         (``agents.guided.GuidedAgent``), 1024 simulated shots
     guided:shots=8192,explore=0.25      the same with its budget (a power of two, 256 to 65536) or
                                         options replaced (``GUIDED_OPTIONS``)
+    plugin:MODULE.CLASS                 a planner class of any importable module, made with no
+                                        arguments (or ``noise=``): docs/agents.md section 7
 
 ``search`` and ``guided`` also take ``leave=value``: position play with the discipline's shipped
-leave value (``agents.leave``). The shipped models are read from ``agents/models``.
+leave value (``agents.leave``); ``search:safety=W`` (defensive play, ``SearchConfig.safety``) loads
+it too. The shipped models are read from ``agents/models``. Any spec may
+end in ``@NOISE``, that player's own execution noise, a scale or a profile name
+(``agents.base.NOISE_PROFILES``): ``search@club``, ``geometric@0.5`` (``split_noise``); the
+agent plans and plays under it, and its label stays the whole text.
 """
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import os
 from typing import Any, Callable
 
+from agents.base import NOISE_PROFILES, Planner, noise_scale
 from agents.geometric import GeometricAgent
 from agents.guided import BUDGETS, GuidedAgent
 from agents.jax_policy import JaxPolicyAgent, checkpoint_paths
@@ -38,13 +46,16 @@ from agents.store import MODELS_DIR
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchConfig
 
-AGENT_KINDS = ("random", "geometric", "search", "learned", "rl", "policy", "guided")
+AGENT_KINDS = ("random", "geometric", "search", "learned", "rl", "policy", "guided", "plugin")
 SPEC_HELP = ("agent specs: random, geometric, search, search:OPTION=VALUE,... (agents.SearchConfig "
              "fields, e.g. search:candidates=512,trials=4), learned:PATH, rl (the discipline's shipped "
              "reinforcement-learning policy), policy, guided, "
              "guided:OPTION=VALUE,... (shots, explore, random_fraction, position_weight, lanes; "
              "e.g. guided:shots=8192); search and guided take leave=value (position play with the "
-             "discipline's shipped leave value, agents.leave), e.g. search:leave=value")
+             "discipline's shipped leave value, agents.leave), e.g. search:leave=value; "
+             "plugin:MODULE.CLASS (a planner class of an importable module, e.g. "
+             "plugin:agents.plugin_example.NearestBall); any spec may end in @NOISE, that player's own "
+             f"execution noise, a scale or a profile ({', '.join(NOISE_PROFILES)}), e.g. search@club")
 RANDOM_OPTIONS = ("v_min", "v_max", "max_offset")
 GUIDED_OPTIONS: dict[str, Any] = dict(shots=int, explore=float, random_fraction=float, position_weight=float,
                                       lanes=int)
@@ -59,11 +70,14 @@ class AgentSpecError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class AgentSpec:
-    """A parsed agent spec: kind, its options text (or the learned agent's path), the text."""
+    """A parsed agent spec: kind, its options text (the learned agent's path, the plug-in's
+    ``MODULE.CLASS``), the whole text (the player's label), and the player's own execution noise
+    (``@NOISE``; None: the evaluation's)."""
 
     kind: str
     options: str
     text: str
+    noise: float | None = None
 
 
 # --- options -----------------------------------------------------------------------------------
@@ -149,12 +163,29 @@ def _guided_options(text: str) -> dict:
 
 # --- specs -------------------------------------------------------------------------------------
 
+def split_noise(text: str) -> tuple[str, float | None]:
+    """(the spec without its ``@NOISE`` end, that noise's scale or None): ``search@club`` ->
+    ("search", 4.9), ``geometric@0.5`` -> ("geometric", 0.5), ``search`` -> ("search", None).
+    AgentSpecError when what follows the last ``@`` is neither a scale >= 0 nor a profile name,
+    but for a learned agent, whose path may hold an ``@`` of its own (then kept whole)."""
+    head, at, tail = text.rpartition("@")
+    if not at:
+        return text, None
+    try:
+        return head.strip(), noise_scale(tail.strip())
+    except ValueError as e:
+        if text.strip().startswith("learned:"):
+            return text, None
+        raise AgentSpecError(f"bad player noise in spec {text!r}: {e}") from None
+
+
 def parse_agent_spec(text: str) -> AgentSpec:
-    """``kind[:options]`` -> ``AgentSpec``; ``AgentSpecError`` listing the valid specs."""
+    """``kind[:options][@NOISE]`` -> ``AgentSpec``; ``AgentSpecError`` listing the valid specs."""
     if not isinstance(text, str) or not text.strip():
         raise AgentSpecError(f"empty agent spec; {SPEC_HELP}")
     text = text.strip()
-    kind, _, rest = text.partition(":")
+    body, noise = split_noise(text)
+    kind, _, rest = body.partition(":")
     kind = kind.strip()
     if kind not in AGENT_KINDS:
         raise AgentSpecError(f"unknown agent {kind!r} in spec {text!r}; valid kinds: "
@@ -162,7 +193,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if kind == "learned":
         if not rest.strip():
             raise AgentSpecError(f"learned agents need a path: learned:PATH, got {text!r}")
-        return AgentSpec(kind, rest.strip(), text)
+        return AgentSpec(kind, rest.strip(), text, noise)
     if kind in ("geometric", "policy", "rl") and rest.strip():
         raise AgentSpecError(f"the {kind} agent takes no options, got {text!r}")
     # Check the options now, so that a bad spec fails before any work.
@@ -172,7 +203,9 @@ def parse_agent_spec(text: str) -> AgentSpec:
         _options(split_leave(rest)[0], _search_fields(), "search")
     if kind == "guided":
         _guided_options(split_leave(rest)[0])
-    return AgentSpec(kind, rest.strip(), text)
+    if kind == "plugin":
+        plugin_class(rest.strip())
+    return AgentSpec(kind, rest.strip(), text, noise)
 
 
 def make_agent(spec: str | AgentSpec, noise: float = 0.0, exact: SearchConfig | None = None,
@@ -181,8 +214,10 @@ def make_agent(spec: str | AgentSpec, noise: float = 0.0, exact: SearchConfig | 
     scale ``noise``: the search plans for exact execution without noise (base config ``exact``,
     default ``SearchAgent().config``) and for that noise with it (``noisy``, default
     ``SearchAgent.for_noise(noise).config``); the spec's options are applied on top. ``policy``,
-    ``guided`` and ``leave=value`` load the shipped models of ``discipline``."""
+    ``guided`` and ``leave=value`` load the shipped models of ``discipline``. A spec's own noise
+    (``@NOISE``) replaces ``noise``."""
     spec = parse_agent_spec(spec) if isinstance(spec, str) else spec
+    noise = noise if spec.noise is None else spec.noise
     if spec.kind == "random":
         options = _options(spec.options, {n: float for n in RANDOM_OPTIONS}, "random")
         try:
@@ -197,13 +232,17 @@ def make_agent(spec: str | AgentSpec, noise: float = 0.0, exact: SearchConfig | 
         else:
             base = exact if exact is not None else SearchAgent().config
         text, leave = split_leave(spec.options)
-        return SearchAgent(parse_config(text, base), leave=load_leave(discipline, noise) if leave else None)
+        config = parse_config(text, base)
+        leave = leave or config.safety > 0  # defensive play reads the opponent's prospects off the leave value
+        return SearchAgent(config, leave=load_leave(discipline, noise) if leave else None)
     if spec.kind == "policy":
         return load_policy(discipline, noise)
     if spec.kind == "rl":
         return load_rl(discipline)
     if spec.kind == "guided":
         return load_guided(discipline, noise, spec.options)
+    if spec.kind == "plugin":
+        return make_plugin(spec.options, noise)
     return load_learned(spec.options)
 
 
@@ -220,6 +259,52 @@ def agent_budget(agent) -> str:
         return agent.budget()
     config = getattr(agent, "config", None)
     return config.describe() if config is not None and hasattr(config, "describe") else ""
+
+
+# --- plug-in agents ------------------------------------------------------------------------------
+
+PLUGIN_FORM = "plugin:MODULE.CLASS (e.g. plugin:agents.plugin_example.NearestBall)"
+PLAN_BATCH = "plan_batch(ruleset, states, params, keys)"
+
+
+def plugin_class(name: str) -> type:
+    """The class a plug-in spec names (``MODULE.CLASS``, the module importable), checked to have
+    a ``plan_batch`` of its own; AgentSpecError naming what is missing."""
+    module_name, _, class_name = name.rpartition(".")
+    if not module_name or not class_name.isidentifier():
+        raise AgentSpecError(f"plug-in agents are named {PLUGIN_FORM}, got plugin:{name}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise AgentSpecError(f"plug-in module {module_name!r} cannot be imported ({e}); {PLUGIN_FORM}") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        what = "has no" if cls is None else "has no class"
+        raise AgentSpecError(f"plug-in module {module_name!r} {what} {class_name!r}")
+    method = getattr(cls, "plan_batch", None)
+    if not callable(method) or method is Planner.plan_batch:
+        raise AgentSpecError(f"plug-in {name} has no method {PLAN_BATCH}, the planner interface "
+                             "(agents.base.Planner)")
+    return cls
+
+
+def make_plugin(name: str, noise: float = 0.0):
+    """The plug-in planner ``MODULE.CLASS`` (``plugin_class``) made with no arguments, or with
+    ``noise=noise`` when its constructor takes that keyword; AgentSpecError when it needs other
+    arguments or its ``plan_batch`` does not take (ruleset, states, params, keys)."""
+    cls = plugin_class(name)
+    signature = inspect.signature(cls)
+    kwargs = dict(noise=noise) if "noise" in signature.parameters else {}
+    try:
+        signature.bind(**kwargs)
+    except TypeError as e:
+        raise AgentSpecError(f"plug-in {name} must be made with no arguments (or noise=...): {e}") from None
+    agent = cls(**kwargs)
+    try:
+        inspect.signature(agent.plan_batch).bind(None, None, None, None)
+    except TypeError as e:
+        raise AgentSpecError(f"plug-in {name}'s plan_batch must take (ruleset, states, params, keys): {e}") from None
+    return agent
 
 
 # --- shipped and saved models ------------------------------------------------------------------
@@ -310,6 +395,7 @@ def load_learned(path: str):
 
 __all__ = [
     "AGENT_KINDS", "SPEC_HELP", "RANDOM_OPTIONS", "GUIDED_OPTIONS", "LEAVE_CHOICES", "AgentSpecError", "AgentSpec",
-    "parse_agent_spec", "parse_config", "split_leave", "make_agent", "check_discipline", "agent_budget", "rl_path",
-    "load_rl", "load_leave", "load_policy", "load_guided", "load_learned",
+    "parse_agent_spec", "parse_config", "split_leave", "split_noise", "plugin_class", "make_plugin", "make_agent",
+    "check_discipline", "agent_budget", "rl_path", "PLUGIN_FORM", "load_rl", "load_leave", "load_policy",
+    "load_guided", "load_learned",
 ]

@@ -6,13 +6,15 @@ agents choose every shot, given to the environment as its action and played with
 times the standard execution noise (0 plays the planned shot, to the float32 precision of an
 action), then judged by the referee.
 
-Innings (``--innings N``): each from a random legal layout (``agents.states``) or from the
-discipline's starting position (``--from start``); the same player shoots until the turn passes
-or the game ends, at most ``--max-shots`` shots (then the inning is "capped" and counts with the
-points made so far). Games (``--games N``): from the starting position, both players' shots, to
-the game's distance (``--distance`` lowers it, for the games only) or at most
-``--max-game-shots`` shots ("unfinished"); the agent plays both sides, or the first agent plays
-player 0 against ``--opponent``; the breaker alternates from game to game. Per agent:
+Innings (``--innings N``): each from a random legal layout (``agents.states``), from the stored
+benchmark layouts in order (``--layouts bench-v1``: 1,000 a discipline, the same on every machine,
+``billiards_env.layouts``), or from the discipline's starting position (``--from start``); the
+same player shoots until the turn passes or the game ends, at most ``--max-shots`` shots (then the
+inning is "capped" and counts with the points made so far). Games (``--games N``): from the
+starting position, both players' shots, to the game's distance (``--distance`` lowers it, for the
+games only) or at most ``--max-game-shots`` shots ("unfinished"); the agent plays both sides, or
+the first agent plays player 0 against ``--opponent``; the breaker alternates from game to game.
+Per agent:
 
 * points per inning: the shooter's points on the board over the inning (caroms, or Hungarian
   points, where a foul can take the run away, H-9.9), mean and 95 % interval (never below 0, and
@@ -50,13 +52,13 @@ import time
 import numpy as np
 
 import physics
-import rules
 from agents import ExecutionNoise, arena
 from agents.specs import SPEC_HELP, AgentSpecError, parse_agent_spec
-from billiards_env import setup
+from billiards_env import layouts, setup
 from billiards_env.params import DEFAULT_NOISE
 from experiments.common import (
-    NOISE_HELP, add_run_arguments, begin, machine_info, noise_arg, parse_rule_options, short_label, write_csv,
+    NOISE_HELP, add_discipline_argument, add_run_arguments, begin, machine_info, noise_arg, parse_rule_options,
+    short_label, write_csv,
 )
 
 
@@ -131,12 +133,15 @@ def build_parser():
         prog="python -m experiments.evaluate", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n", 1)[1] + "\n" + SPEC_HELP)
-    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
+    add_discipline_argument(parser)
     parser.add_argument("--agents", nargs="+", default=["random", "geometric", "search"], metavar="SPEC",
                         help="agents to evaluate (specs, see below)")
     parser.add_argument("--innings", type=int, default=100, help="innings per agent (0: none)")
     parser.add_argument("--from", dest="start", choices=("random", "start"), default="random",
                         help="innings start from random legal layouts or the starting position")
+    parser.add_argument("--layouts", choices=layouts.LAYOUT_SETS, default="random",
+                        help="the innings' layouts: drawn from --seed, or a stored set's in order, the same on "
+                             "every machine (at most its 1,000 innings; the noise still draws from --seed)")
     parser.add_argument("--max-shots", type=int, default=20, help="an inning is capped after this many shots")
     parser.add_argument("--games", type=int, default=0, help="whole games per agent (0: none)")
     parser.add_argument("--opponent", default=None, metavar="SPEC",
@@ -151,6 +156,13 @@ def build_parser():
                         help="the physics' parameter set (default: the table's own; docs/physics.md section 6)")
     add_run_arguments(parser, "results/evaluate")
     return parser
+
+
+def _starts(settings) -> str:
+    """Where the innings started, for a figure's title."""
+    if settings["start"] != "random":
+        return "the starting position"
+    return "random layouts" if settings.get("layouts", "random") == "random" else f"the {settings['layouts']} layouts"
 
 
 def write_results(out_dir, result, seconds, name="evaluate"):
@@ -172,8 +184,7 @@ def write_results(out_dir, result, seconds, name="evaluate"):
     where = f"{settings['discipline']}, noise {settings['noise']:g}"
     if result["summary"]:
         plot_innings(os.path.join(out_dir, f"{name}.png"), result["summary"],
-                     f"{where}: {settings['innings']} innings from "
-                     f"{'random layouts' if settings['start'] == 'random' else 'the starting position'}, "
+                     f"{where}: {settings['innings']} innings from {_starts(settings)}, "
                      f"at most {settings['max_shots']} shots")
     if result["games_summary"]:
         plot_games(os.path.join(out_dir, "games.png"), result["games_summary"],
@@ -195,13 +206,20 @@ def main(argv=None):
         parser.error("ask for some --innings or --games")
     if args.max_shots < 1 or args.max_game_shots < 1 or args.batch < 1 or args.noise < 0:
         parser.error("--max-shots, --max-game-shots and --batch must be >= 1, --noise >= 0")
+    if args.layouts != "random":
+        if args.start != "random":
+            parser.error(f"--layouts {args.layouts} replaces the random layouts: leave out --from start")
+        held = len(layouts.load(args.layouts, args.discipline).positions)
+        if args.innings > held:
+            parser.error(f"--layouts {args.layouts} holds {held} layouts of {args.discipline}: "
+                         f"--innings {held} at most")
     t0 = time.perf_counter()
     try:
         result = arena.evaluate(args.discipline, args.agents, innings=args.innings, start=args.start,
                           max_shots=args.max_shots, games=args.games, opponent=args.opponent,
                           distance=args.distance, max_game_shots=args.max_game_shots, rule_options=options,
                           noise=args.noise, batch=args.batch, search_shots=args.search_shots, seed=args.seed,
-                          progress=not args.no_progress, calibration=args.calibration)
+                          progress=not args.no_progress, calibration=args.calibration, layouts=args.layouts)
     except AgentSpecError as e:
         parser.error(str(e))
     seconds = time.perf_counter() - t0

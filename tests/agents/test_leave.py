@@ -2,6 +2,7 @@
 ``leave=value`` spec option; the fitted value iteration's targets (``experiments.leave_value``)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jax
@@ -58,6 +59,20 @@ def test_the_search_adds_the_value_of_the_layout_left_when_the_shooter_plays_on(
     scored = plain > 0  # three-cushion: a point keeps the turn (C-9.1), and no game ends at 1 point
     assert 0 < scored.sum() < scored.size
     np.testing.assert_allclose(valued - plain, np.where(scored, 2.5, 0.0), atol=1e-6)
+    # defensive play: a miss hands the opponent the layout, worth the leave value to him
+    safe = dataclasses.replace(SMALL_NOISY, safety=0.5)
+    guarded = np.asarray(play_candidates(ruleset, states, params, shots, keys, 4, safe, _constant(2.5)))
+    np.testing.assert_allclose(guarded - plain, np.where(scored, 2.5, -0.5 * 2.5), atol=1e-6)
+
+
+def test_safety_play_needs_a_leave_value_and_a_weight_of_zero_or_more():
+    with pytest.raises(ValueError, match="leave value"):
+        SearchAgent(SMALL_NOISY, safety=1.0)
+    with pytest.raises(ValueError, match="safety must be >= 0"):
+        dataclasses.replace(SMALL_NOISY, safety=-1.0)
+    assert SearchAgent(SMALL_NOISY, leave=LeaveValue(_constant(1.0), "three_cushion"), safety=1.0).config.safety == 1.0
+    guarded = make_agent("search:safety=1", noise=1.0, discipline="three_cushion")  # the spec loads the value
+    assert guarded.config.safety == 1.0 and guarded.leave.discipline == "three_cushion"
 
 
 def test_a_saved_value_loads_for_the_nearest_noise_and_other_inputs_are_refused(tmp_path):
