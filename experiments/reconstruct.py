@@ -13,9 +13,12 @@ after the strike; the errors reported stay those of the whole shot and its first
     python -m experiments.reconstruct --shot 545712 --out results/reconstruct
 
 writes reconstruct.csv (a row per shot: shot_id, cue, the strike, rms, rms_early, shape,
-seconds) and, unless --no-plots, shot_<id>.png (tracked dots, simulated lines). Figures on the
-90 match shots: docs/physics.md section 6 (the fits under each parameter set, the searches a
-shot) and section 10 (the first 2 s of a shot).
+seconds), shot_<id>.json (a shot file, docs/shotfile.md: the tracked layout and the strike found,
+source "played", with its errors under "reconstruction"; ``python -m experiments.view --from`` it
+to replay the shot, ``experiments.shot_map --from`` it to map its layout) and, unless --no-plots,
+shot_<id>.png (tracked dots, simulated lines). Figures on the 90 match shots: docs/physics.md
+section 6 (the fits under each parameter set, the searches a shot) and section 10 (the first 2 s
+of a shot).
 """
 from __future__ import annotations
 
@@ -28,9 +31,12 @@ import time
 import numpy as np
 
 import physics
+from agents import shotfile
 from physics.tracking import DEFAULT, SOURCE, TrackedShot, TrackingConfig, tracks
-from physics.tracking.fit import Fit, check_horizon, reconstruct
+from physics.tracking.fit import FIELDS, Fit, check_horizon, reconstruct
 from experiments.common import begin
+
+DISCIPLINE = "three_cushion"  # the discipline of the tracked match (SOURCE)
 
 
 def draw(shot: TrackedShot, fit_: Fit, params: physics.Params, path: str, note: str = "",
@@ -58,6 +64,29 @@ def draw(shot: TrackedShot, fit_: Fit, params: physics.Params, path: str, note: 
     fig.text(0.01, 0.01, f"lines: simulated. Data: {SOURCE}", fontsize=6)
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def write_shot_file(path: str, shot: TrackedShot, fit_: Fit, shape: float, calibration=None, argv=None,
+                    seed: int = 0) -> shotfile.ShotFile:
+    """The reconstructed shot as a shot file: the tracked layout (the tracks give no colours: the
+    balls in their tracked order, a cue ball tracked third swapped with the second, since the
+    cue ball is the white or the yellow, C-3.4), the strike found (source "played"), and under
+    "reconstruction" its errors and dt, the strike's time against the start of motion seen."""
+    found = dict(zip(FIELDS, (float(v) for v in fit_.strike)))
+    order = [0, 2, 1] if shot.cue == 2 else [0, 1, 2]
+    played = physics.Shot(V0=found["V0"], phi=found["phi"], theta=found["theta"], a=found["a"], b=found["b"])
+    strike = shotfile.Strike.of(played, f"match shot {shot.shot_id}, as reconstructed (RMS {100 * fit_.rms:.1f} cm)",
+                                "played")
+    fitted_on = "" if calibration is None else (f" It was fitted on the {calibration!r} parameters; a replay on "
+                                                "the table's own parameters differs.")
+    notes = (f"Match shot {shot.shot_id} ({SOURCE}), reconstructed from its tracks: the strike whose simulation "
+             f"follows them best.{fitted_on}")
+    report = dict(shot_id=shot.shot_id, tracked_balls=[tracks.BALL_IDS[i] for i in order], dt=found["dt"],
+                  rms=fit_.rms, rms_early=fit_.rms_early, shape=shape, calibration=calibration)
+    return shotfile.write(path, DISCIPLINE, shot.start[order], [strike], cue_ball=order.index(shot.cue), notes=notes,
+                          provenance=shotfile.provenance("experiments.reconstruct", argv, seed=seed,
+                                                         tracked_shot=shot.shot_id),
+                          extra=dict(reconstruction=report))
 
 
 def main(argv=None) -> list[dict]:
@@ -111,6 +140,11 @@ def main(argv=None) -> list[dict]:
         rows.append(row)
         print(f"shot {shot.shot_id}: RMS {100 * best.rms:.1f} cm, first 2 s {100 * best.rms_early:.1f} cm, "
               f"path shape {100 * shape:.1f} cm, {row['seconds']:.1f} s")
+        try:
+            write_shot_file(os.path.join(args.out, f"shot_{shot.shot_id}.json"), shot, best, shape,
+                            args.calibration, argv, args.seed)
+        except shotfile.ShotFileError as err:  # a tracked layout the table's checks refuse: the fit stands
+            print(f"shot {shot.shot_id}: no shot file: {err}")
         if not args.no_plots:
             draw(shot, best, params, os.path.join(args.out, f"shot_{shot.shot_id}.png"), config=config)
     with open(os.path.join(args.out, "reconstruct.csv"), "w", newline="") as f:

@@ -1,7 +1,8 @@
 """Success maps and the robustness of a shot under execution noise, from one layout.
 
 For a layout (a random legal one from ``--seed``, the discipline's starting position with
-``--from start``, or ``--layout``), in batched simulation (``agents.robustness``):
+``--from start``, a shot file's with ``--from FILE``, docs/shotfile.md, or ``--layout``), in
+batched simulation (``agents.robustness``):
 
 1. **Aim x speed map**: the share of ``--trials`` noisy plays that score, the expected points
    and (the Hungarian game) the expected points handed to the opponent, over ``--aims`` aims
@@ -9,8 +10,9 @@ For a layout (a random legal one from ``--seed``, the discipline's starting posi
    ``--theta``, ``--tip a,b``); the most robust shots (highest success, then the widest region
    around them) are marked.
 2. **Tip map**: the same over the tip offsets inside the miscue disc, at the aim and speed of the
-   best cell of map 1 (or ``--at phi,V0``).
-3. **The shot** (``--shot V0,phi,theta,a,b``, default the best cell of map 1): its success and
+   best cell of map 1 (or ``--at PHI,V0``, or named ``--at phi=...,v0=...``).
+3. **The shot** (``--shot V0,PHI,THETA,A,B`` or named ``v0=...,phi=...``, default the best cell of
+   map 1): its success and
    expected points under noise with 95 % intervals (Wilson; a bootstrap kept inside the possible
    range), and how far each input may move alone, with exact execution, before it stops
    scoring (``agents.robustness.sensitivity``).
@@ -18,30 +20,38 @@ For a layout (a random legal one from ``--seed``, the discipline's starting posi
    chooses for this noise.
 
 Writes under ``--out``: ``aim_speed.png``/``.csv``, ``tip.png``/``.csv``, ``shot.json``, and prints a
-summary. Noise: ``--noise`` times the standard execution noise (docs/physics.md section 6).
+summary. ``shot.json`` is a shot file (docs/shotfile.md): the layout, the judged shot (source "map"
+or "given") and with ``--difficulty`` the search's (source "search"), the noise and the command;
+beside them the report (``shot``: success, points, intervals, sensitivity; ``most_robust``,
+``difficulty``, ``noise_std``, timings). ``python -m experiments.view --from OUT/shot.json --fan 64``
+replays it. Noise: ``--noise`` times the standard execution noise (docs/physics.md section 6).
 
     python -m experiments.shot_map --discipline three_cushion --seed 3
+    python -m experiments.shot_map --from results/reconstruct/shot_545712.json --at phi=80,v0=3
     python -m experiments.shot_map --discipline hungarian_1000 --aims 120 --speeds 40 --trials 16 --difficulty
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
+from typing import Any
 
 import jax
 import numpy as np
 from tqdm.auto import tqdm
 
 import agents
-import physics
-from agents import ExecutionNoise
+from agents import ExecutionNoise, shotfile
 from agents import robustness as rb
 from agents.stats import bounded_mean_ci, wilson
 from billiards_env.params import DEFAULT_NOISE, check_layout, setup
-from experiments.common import NOISE_HELP, begin, machine_info, noise_arg, write_csv
-import rules
+from experiments.common import NOISE_HELP, add_discipline_argument, begin, machine_info, noise_arg, write_csv
+from experiments.view import strike_arg
+
+LAYOUTS = ("random", "start")  # what --from takes besides a shot file
+
+
 def _floats(text: str, n: int, name: str) -> list[float]:
     try:
         values = [float(v) for v in text.split(",")]
@@ -52,8 +62,22 @@ def _floats(text: str, n: int, name: str) -> list[float]:
     return values
 
 
+def at_arg(text: str) -> list[float]:
+    """argparse type of ``--at``: ``PHI,V0``, or named as a strike (``phi=80,v0=3``) with no other field."""
+    if "=" not in text:
+        return _floats(text, 2, "--at")
+    shot = strike_arg(text)
+    if any(float(np.asarray(getattr(shot, f))) for f in ("theta", "a", "b")):
+        raise argparse.ArgumentTypeError(f"--at takes the aim and speed only (phi=...,v0=...), got {text!r}: the tip "
+                                         "map varies a and b, and --theta sets the elevation")
+    return [float(np.asarray(shot.phi)), float(np.asarray(shot.V0))]
+
+
 def layout_state(ruleset, params, args):
-    """The game state the maps start from: --layout, --from start, or a random legal layout."""
+    """The game state the maps start from: --layout, a shot file (--from FILE), --from start, or a
+    random legal layout."""
+    if getattr(args, "shot_file", None) is not None:
+        return args.shot_file.game()[2]
     if args.layout is not None:
         layout = check_layout(np.reshape(args.layout, (3, 2)), params, ruleset)
         return agents.state_from_layout(ruleset, layout, params)
@@ -107,10 +131,12 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.shot_map", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("--discipline", default="three_cushion", choices=rules.DISCIPLINES)
+    add_discipline_argument(parser)
+    parser.set_defaults(discipline=None)  # three_cushion, or the discipline of the --from file
     parser.add_argument("--seed", type=int, default=0, help="seed of the random layout and of the noise")
-    parser.add_argument("--from", dest="start", choices=("random", "start"), default="random",
-                        help="a random legal layout (from --seed) or the discipline's starting position")
+    parser.add_argument("--from", dest="start", default="random", metavar="random|start|FILE",
+                        help="a random legal layout (from --seed), the discipline's starting position, or a shot "
+                             "file's layout, cue ball and discipline (docs/shotfile.md)")
     parser.add_argument("--layout", type=lambda t: _floats(t, 6, "--layout"), metavar="X1,Y1,X2,Y2,X3,Y3",
                         help="the three balls' centres (m), in the discipline's ball order")
     parser.add_argument("--aims", type=int, default=200, help="aims of the aim x speed map (all directions)")
@@ -121,10 +147,12 @@ def build_parser():
     parser.add_argument("--tip", type=lambda t: _floats(t, 2, "--tip"), default=[0.0, 0.0], metavar="A,B",
                         help="tip offset of the aim x speed map (fractions of R)")
     parser.add_argument("--offsets", type=int, default=21, help="tip offsets per axis of the tip map (0: no map)")
-    parser.add_argument("--at", type=lambda t: _floats(t, 2, "--at"), metavar="PHI,V0",
-                        help="aim and speed of the tip map (default: the best cell of the aim x speed map)")
-    parser.add_argument("--shot", type=lambda t: _floats(t, 5, "--shot"), metavar="V0,PHI,THETA,A,B",
-                        help="the shot to judge (default: the best cell of the aim x speed map)")
+    parser.add_argument("--at", type=at_arg, metavar="PHI,V0",
+                        help="aim and speed of the tip map, or named phi=...,v0=... (default: the best cell of the "
+                             "aim x speed map)")
+    parser.add_argument("--shot", type=strike_arg, metavar="V0,PHI,THETA,A,B",
+                        help="the shot to judge, or named v0=...,phi=...[,theta=...,a=...,b=...] (default: the "
+                             "best cell of the aim x speed map)")
     parser.add_argument("--trials", type=int, default=32, help="noisy plays per cell")
     parser.add_argument("--shot-trials", type=int, default=1000, help="noisy plays of the judged shot")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP)
@@ -145,9 +173,22 @@ def check_args(parser, args):
     low, high = args.speed_range
     if not 0 < low < high:
         parser.error(f"--speed-range must be 0 < LOW < HIGH, got {low}, {high}")
+    args.shot_file = None
+    if args.start not in LAYOUTS:
+        if args.layout is not None:
+            parser.error("argument --layout: not with --from FILE, whose shot file gives the layout")
+        try:
+            args.shot_file = shotfile.read(args.start)
+        except shotfile.ShotFileError as err:
+            parser.error(f"argument --from: {err} (--from takes {', '.join(LAYOUTS)} or a shot file)")
+        if args.discipline not in (None, args.shot_file.discipline):
+            parser.error(f"argument --discipline: {args.discipline} is not the shot file's "
+                         f"{args.shot_file.discipline}")
+        args.discipline = args.shot_file.discipline
+    args.discipline = args.discipline or "three_cushion"
 
 
-def run(args) -> dict:
+def run(args, argv=None) -> dict:
     ruleset, params = setup(args.discipline)
     if args.speed_range[1] > float(params.cue.max_speed):
         raise ValueError(f"--speed-range must end at most at the cue's {float(params.cue.max_speed):g} m/s")
@@ -158,8 +199,7 @@ def run(args) -> dict:
     speeds = np.linspace(*args.speed_range, args.speeds)
     os.makedirs(args.out, exist_ok=True)
     name = args.discipline.replace("_", " ")
-    summary = dict(discipline=args.discipline, layout=np.asarray(state.positions).tolist(),
-                   noise=noise.describe(), machine=machine_info())
+    summary: dict[str, Any] = dict(noise_std=noise.describe(), machine=machine_info())
 
     bar = tqdm(total=args.aims * args.speeds * args.trials, unit="shot", desc="aim x speed", disable=args.no_progress)
     t0 = time.perf_counter()
@@ -184,20 +224,23 @@ def run(args) -> dict:
         plot_map(os.path.join(args.out, "tip.png"), tips, f"{name}: tip offsets at phi {phi:.1f} deg, V0 {V0:.2f} m/s",
                  ("side offset a (R)", "height b (R)"), tips.most_robust(3))
 
-    if args.shot is not None:
-        V0s, phis, theta, a, b = args.shot
-        shot = physics.Shot(V0=V0s, phi=phis, theta=theta, a=a, b=b)
-    else:
-        shot = m.shot(*best[0])
+    shot = args.shot if args.shot is not None else m.shot(*best[0])
     summary["shot"] = shot_report(ruleset, state, shot, params, keys[2], noise, args.shot_trials, args.batch)
+    judged = "given shot" if args.shot is not None else "most robust cell of the aim x speed map"
+    strikes = [shotfile.Strike.of(shot, f"{judged}: scores {100 * summary['shot']['success']:.0f} % of "
+                                        f"{args.shot_trials} noisy plays", "given" if args.shot is not None else "map")]
     if args.difficulty:
         chosen, played = rb.difficulty(ruleset, state, params, keys[3], noise=noise, trials=args.shot_trials,
                                        batch=args.batch)
         k = int(played.scored[0])
         summary["difficulty"] = dict(shot={f: float(np.asarray(getattr(chosen, f))) for f in rb.FIELDS},
                                      success=k / played.trials, success_ci=list(wilson(k, played.trials)))
-    with open(os.path.join(args.out, "shot.json"), "w") as f:
-        json.dump(summary, f, indent=1)
+        strikes.append(shotfile.Strike.of(chosen, f"the search's shot: scores {100 * k / played.trials:.0f} % of "
+                                                  f"{played.trials} noisy plays", "search"))
+    shotfile.write(os.path.join(args.out, "shot.json"), args.discipline, np.asarray(state.positions), strikes,
+                   cue_ball=int(np.asarray(state.cue_ball)), player=int(np.asarray(state.current_player)),
+                   noise=args.noise, provenance=shotfile.provenance("experiments.shot_map", argv, seed=args.seed),
+                   extra=summary)
     return summary
 
 
@@ -207,7 +250,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     check_args(parser, args)
     try:
-        summary = run(args)
+        summary = run(args, argv)
     except ValueError as err:
         parser.error(str(err))
     s = summary["shot"]
