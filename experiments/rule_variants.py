@@ -11,6 +11,10 @@ balkline               balkline 47/2, 47/1, 71/2                               C
 straight_rail          straight rail with and without the restricted fields    C-11.1, C-11.2
 =====================  ======================================================  =============
 
+Or any variants of one discipline (``--discipline``, a registered variant included), each named
+on the command line: ``--variant NAME:OPTION=VALUE,...`` (rule options of ``rules.make_rules``),
+compared with the rules as written.
+
 For each setting and agent (``agents.arena.evaluate``, as ``experiments.evaluate`` plays them,
 under execution noise ``--noise``):
 
@@ -22,13 +26,19 @@ under execution noise ``--noise``):
   take thousands of shots) or ``--max-game-shots`` shots; the innings of the finished games
   (the most innings either player began) and the general average.
 
+* the paired comparison: each setting's points per inning minus the group's first setting's,
+  inning by inning (every setting meets the same layouts and noise draws: common random numbers),
+  with its 95 % interval.
+
 A setting that appears in two groups (Hungarian mode 1 with the limit is the default game) is
 played once and reported in both. Writes under ``--out``: ``variants.csv`` (one row per group,
-setting and agent), ``games.csv``, ``innings.csv``, ``summary.json`` and ``rule_variants.png``
-(grouped bars with 95 % intervals).
+setting and agent), ``paired.csv`` (one row per group, setting after the first, and agent),
+``games.csv``, ``innings.csv``, ``summary.json`` and ``rule_variants.png`` (grouped bars with
+95 % intervals).
 
     python -m experiments.rule_variants                      # default settings
-    python -m experiments.rule_variants --quick --out /tmp/rv   # a small run, minutes
+    python -m experiments.rule_variants --quick --out results/rule_variants_quick   # a small run, minutes
+    python -m experiments.rule_variants --discipline three_cushion --variant two:cushions_required=2 --quick
 """
 from __future__ import annotations
 
@@ -45,7 +55,8 @@ from tqdm.auto import tqdm
 from agents import arena
 from agents.specs import SPEC_HELP, AgentSpecError, parse_agent_spec
 from billiards_env import setup
-from experiments.common import NOISE_HELP, add_run_arguments, begin, machine_info, noise_arg, short_label, write_csv
+from experiments.common import (NOISE_HELP, add_discipline_argument, add_run_arguments, begin, machine_info, noise_arg,
+                                parse_variant, short_label, write_csv)
 
 # group -> (title, [(setting label, discipline, rule options)])
 GROUPS = {
@@ -85,14 +96,35 @@ def reduced_distance(discipline: str, carom: int, hungarian: int) -> int:
     return hungarian if ruleset.is_hungarian else carom
 
 
+def variant_group(discipline: str, variants) -> dict:
+    """The group of ``--variant`` settings: the rules as written, then each (label, options)."""
+    settings = [("as written", discipline, {})] + [(label, discipline, options) for label, options in variants]
+    return {"variants": (f"{discipline} variants", settings)}
+
+
+def paired_settings(inning_rows, group: str) -> list[dict]:
+    """Per agent, each setting of ``group`` after its first against the first: points per inning,
+    inning by inning (``agents.arena.paired_differences`` over the settings)."""
+    mine = [r for r in inning_rows if r["group"] == group]
+    out = []
+    for agent in dict.fromkeys(r["agent"] for r in mine):
+        rows = [dict(r, agent=r["setting"]) for r in mine if r["agent"] == agent]
+        for d in arena.paired_differences(rows):
+            out.append(dict(group=group, agent=agent, setting=d.pop("agent"), **d))
+    return out
+
+
 def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game_shots=600, carom_distance=10,
-        hungarian_distance=300, batch=arena.BATCH, search_shots=arena.SEARCH_SHOTS, seed=0, progress=True):
-    """Play every distinct setting of the groups with every agent. Returns a dict of row lists
-    (``variants``, ``games``, ``innings``) and the settings."""
+        hungarian_distance=300, batch=arena.BATCH, search_shots=arena.SEARCH_SHOTS, seed=0, progress=True,
+        table=None):
+    """Play every distinct setting of the groups with every agent. ``table``: the groups by name,
+    (title, [(label, discipline, options)]) (default ``GROUPS``). Returns a dict of row lists
+    (``variants``, ``paired``, ``games``, ``innings``) and the settings."""
+    table = GROUPS if table is None else table
     players = {}  # per discipline: an agent may carry a discipline's model (leave=value)
     plan = []  # (group, setting label, discipline, options, distance, key)
     for group in groups:
-        for label, discipline, options in GROUPS[group][1]:
+        for label, discipline, options in table[group][1]:
             distance = reduced_distance(discipline, carom_distance, hungarian_distance)
             plan.append((group, label, discipline, options, distance, setting_key(discipline, options, distance)))
     done = {}
@@ -131,17 +163,20 @@ def run(groups, specs, *, innings=30, games=4, noise=1.0, max_shots=20, max_game
         game_rows += [dict(where, **r) for r in result["games"]]
         inning_rows += [dict(where, **r) for r in result["innings"]]
     bar.close()
-    settings = dict(groups=list(groups), agents=list(specs), innings=innings, games=games, noise=noise,
+    paired = [row for group in groups for row in paired_settings(inning_rows, group)]
+    settings = dict(groups=list(groups), agents=list(specs), titles={g: table[g][0] for g in groups},
+                    options={g: [[label, d, o] for label, d, o in table[g][1]] for g in groups},
+                    innings=innings, games=games, noise=noise,
                     max_shots=max_shots, max_game_shots=max_game_shots, carom_distance=carom_distance,
                     hungarian_distance=hungarian_distance, batch=batch, search_shots=search_shots, seed=seed,
                     note=(f"game lengths are for REDUCED distances: {carom_distance} points in the carom "
                           f"disciplines, {hungarian_distance} in the Hungarian game (full: 150 to 1000)"),
                     timing={f"{discipline} {label}": p.timing() for discipline, mine in players.items()
                             for label, p in mine.items()})
-    return dict(variants=variants, games=game_rows, innings=inning_rows, settings=settings)
+    return dict(variants=variants, paired=paired, games=game_rows, innings=inning_rows, settings=settings)
 
 
-def plot(path, rows, note):
+def plot(path, rows, note, titles=None):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -172,7 +207,7 @@ def plot(path, rows, note):
             ax.set_xticklabels(settings, fontsize=9)
             ax.set_ylabel(f"{ylabel} (95 %)", fontsize=9)
             if k == 0:
-                ax.set_title(GROUPS[group][0], fontsize=10)
+                ax.set_title((titles or {}).get(group) or GROUPS[group][0], fontsize=10)
             if k == 1:
                 full = " / ".join(str(v) for v in dict.fromkeys(r["full_distance"] for r in mine))
                 ax.set_xlabel(f"to {mine[0]['distance']} points (full game: {full})", fontsize=8)
@@ -187,7 +222,12 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="python -m experiments.rule_variants", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1] + "\n" + SPEC_HELP)
-    parser.add_argument("--groups", nargs="+", default=list(GROUPS), choices=list(GROUPS), help="groups of settings")
+    parser.add_argument("--groups", nargs="+", default=None, choices=list(GROUPS),
+                        help="groups of settings (default: all, or none with --variant)")
+    add_discipline_argument(parser)
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME:OPTION=VALUE,...",
+                        help="a variant of --discipline under the label NAME (rule options of rules.make_rules, "
+                             "e.g. two:cushions_required=2), compared with the rules as written; repeat it")
     parser.add_argument("--agents", nargs="+", default=None, metavar="SPEC",
                         help=f"agents (default: {' '.join(DEFAULT_AGENTS)})")
     parser.add_argument("--innings", type=int, default=None, help="innings per setting and agent (default 30)")
@@ -222,26 +262,47 @@ def main(argv=None):
                     max_shots=pick(args.max_shots, 20, 6), max_game_shots=pick(args.max_game_shots, 600, 60))
     if settings["innings"] < 1 or settings["games"] < 0 or settings["max_shots"] < 1 or settings["max_game_shots"] < 1:
         parser.error("--innings, --max-shots and --max-game-shots must be >= 1 and --games >= 0")
+    table, groups = dict(GROUPS), args.groups
+    if args.variant:
+        try:
+            variants = [parse_variant(text) for text in args.variant]
+            for _, options in variants:
+                setup(args.discipline, **options)
+        except ValueError as e:
+            parser.error(f"--variant: {e}")
+        labels = [label for label, _ in variants]
+        if len(set(labels)) < len(labels) or "as written" in labels:
+            parser.error(f"--variant labels must differ from each other and from 'as written', got {labels}")
+        table.update(variant_group(args.discipline, variants))
+        groups = (groups or []) + ["variants"]
+    elif groups is None:
+        groups = list(GROUPS)
     t0 = time.perf_counter()
     try:
-        result = run(args.groups, agents, noise=args.noise, batch=args.batch, search_shots=args.search_shots,
-                     seed=args.seed, progress=not args.no_progress, **settings)
+        result = run(groups, agents, noise=args.noise, batch=args.batch, search_shots=args.search_shots,
+                     seed=args.seed, progress=not args.no_progress, table=table, **settings)
     except AgentSpecError as e:
         parser.error(str(e))
     seconds = time.perf_counter() - t0
     os.makedirs(args.out, exist_ok=True)
     write_csv(os.path.join(args.out, "variants.csv"), result["variants"])
+    write_csv(os.path.join(args.out, "paired.csv"), result["paired"])
     write_csv(os.path.join(args.out, "games.csv"), result["games"])
     write_csv(os.path.join(args.out, "innings.csv"), result["innings"])
     with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump(dict(settings=result["settings"], variants=result["variants"], machine=machine_info(),
-                       seconds=seconds), f, indent=2, default=float)
-    plot(os.path.join(args.out, "rule_variants.png"), result["variants"], result["settings"]["note"])
+        json.dump(dict(settings=result["settings"], variants=result["variants"], paired=result["paired"],
+                       machine=machine_info(), seconds=seconds), f, indent=2, default=float)
+    plot(os.path.join(args.out, "rule_variants.png"), result["variants"], result["settings"]["note"],
+         result["settings"]["titles"])
     print(result["settings"]["note"])
     for r in result["variants"]:
         print(f"{r['group']:>20} {r['setting']:>9} {r['agent'][:24]:>24}: {r['points_per_inning']:7.2f} points per "
               f"inning [{r['points_low']:.2f}, {r['points_high']:.2f}], a limit decided {r['limit_rate']:.1%} of "
               f"shots, games {r['finished_games']}/{r['games']} finished, {r['length_innings']:.1f} innings")
+    for d in result["paired"]:
+        print(f"{d['group']:>20} {d['setting']:>9} {d['agent'][:24]:>24}: {d['points_difference']:+7.2f} points per "
+              f"inning against {d['against']} [{d['points_low']:+.2f}, {d['points_high']:+.2f}], paired over "
+              f"{d['innings']} innings")
     print(f"wrote {args.out}/ in {seconds:.0f} s")
     return result
 

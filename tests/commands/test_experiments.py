@@ -401,6 +401,29 @@ def test_rule_variants_quick(tmp_path):
 
 
 @pytest.mark.slow
+def test_rule_variants_compares_named_variants_inning_by_inning(tmp_path):
+    """``--variant NAME:OPTION=VALUE``: the Hungarian carom worth 20 (H-9.2 as a rule option) against
+    the rules as written, the same layouts and noise draws: the geometric agent plays the same
+    shots, so no inning makes fewer points and the paired difference is the innings' own."""
+    out = tmp_path / "variants"
+    result = rule_variants.main(["--discipline", "hungarian_1000", "--variant", "double:carom_points=20",
+                                 "--agents", "geometric", "--innings", "8", "--max-shots", "4", "--games", "0",
+                                 "--out", str(out), *SMALL])
+    innings = read_csv(out / "innings.csv")
+    base = {r["inning"]: int(r["points"]) for r in innings if r["setting"] == "as written"}
+    double = {r["inning"]: int(r["points"]) for r in innings if r["setting"] == "double"}
+    assert base.keys() == double.keys() and len(base) == 8
+    diffs = [double[i] - base[i] for i in base]
+    assert min(diffs) >= 0
+    (paired,) = read_csv(out / "paired.csv")
+    assert paired["setting"] == "double" and paired["against"] == "as written" and paired["agent"] == "geometric"
+    assert float(paired["points_difference"]) == pytest.approx(np.mean(diffs))
+    assert result["settings"]["options"]["variants"][1] == ["double", "hungarian_1000", {"carom_points": 20}]
+    with pytest.raises(SystemExit):
+        rule_variants.main(["--discipline", "three_cushion", "--variant", "two:cushions=2", "--out", str(out)])
+
+
+@pytest.mark.slow
 def test_gallery(tmp_path):
     out = tmp_path / "gallery"
     index = gallery.main(["--agent", SEARCH, "--layouts", "3", "--top", "1", "--gif-seconds", "0.5",
