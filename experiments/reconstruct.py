@@ -16,9 +16,9 @@ writes reconstruct.csv (a row per shot: shot_id, cue, the strike, rms, rms_early
 seconds), shot_<id>.json (a shot file, docs/shotfile.md: the tracked layout and the strike found,
 source "played", with its errors under "reconstruction"; ``python -m experiments.view --from`` it
 to replay the shot, ``experiments.shot_map --from`` it to map its layout) and, unless --no-plots,
-shot_<id>.png (tracked dots, simulated lines). Figures on the 90 match shots: docs/physics.md
-section 6 (the fits under each parameter set, the searches a shot) and section 10 (the first 2 s
-of a shot).
+shot_<id>.png (tracked dots, simulated lines). Figures on the 90 match shots:
+docs/physics.md section 6 (the fits under each parameter set, the searches a shot) and section
+10 (the first 2 s of a shot).
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ def test_discipline_differences_are_data():
     # the columns and options are pytree leaves, only the family is static: one treedef (one
     # compiled referee) for the six carom disciplines
     leaves, treedef = jax.tree_util.tree_flatten(r["balkline_47_2"])
-    assert len(leaves) == 22 and "carom" in str(treedef)
+    assert len(leaves) == 25 and "carom" in str(treedef)
     carom = {jax.tree_util.tree_structure(r[d]) for d in rules.DISCIPLINES if d != "hungarian_1000"}
     assert carom == {treedef} and jax.tree_util.tree_structure(r["hungarian_1000"]) != treedef
 
