@@ -16,8 +16,8 @@ action vector), ``observation``, ``starts`` (where episodes start), ``modes`` (e
 opponents, rewards), ``functional`` (State and the staged step), ``runner`` (compiled drivers),
 ``gym_env``, ``vector``, ``sb3``, ``pettingzoo_env``, ``gymnax_env`` (gymnax, optional),
 ``render``, ``registration``, ``reference`` (reference scores per id, the specs' reward
-threshold), ``layouts`` (the fixed benchmark layouts, bench-v1), ``testing`` (``api_test``: an environment, a variant's or a
-wrapped one, checked against the contracts).
+threshold), ``layouts`` (the fixed benchmark layouts, bench-v1), ``testing`` (``api_test``: an
+environment, a variant's or a wrapped one, checked against the contracts).
 """
 from billiards_env.functional import FunctionalEnv, State, make_functional
 from billiards_env.modes import shooter_reward
