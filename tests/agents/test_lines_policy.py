@@ -3,6 +3,7 @@ log-probabilities, entropy and checkpoint, the ``rl`` agent spec, the Q-learner'
 choices and settings, and (slow) PPO and Q-learning updates and play on the form."""
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import jax
@@ -226,3 +227,23 @@ def test_q_learner_fills_its_buffer_with_the_played_candidates_and_learns_their_
     err = lambda net: float(np.mean((np.asarray(mlp(net["pi"], feats))[:, 0] - target) ** 2))  # noqa: E731
     assert err(state.net) < err(first.net)
     assert dqn.agent(state).action_form == "lines"
+
+
+@pytest.mark.slow
+def test_q_learner_with_a_discount_adds_the_leaves_rating_to_a_carom_that_plays_on():
+    """gamma > 0 in "inning" mode: a miss ends the inning, its target is 0; a carom's target is its
+    point plus gamma times the best rating of the leave (some value other than the point alone)."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from billiards_env import make_functional
+
+    env = make_functional("three_cushion", "inning", action="lines")
+    config = QConfig(n_envs=64, gradient_steps=1, batch_size=8, buffer=64, learning_starts=1024, hidden=(4,),
+                     total_updates=1, gamma=0.5)
+    dqn = CandidateQ(env, config)
+    state, _ = dqn.update(dqn.init(seed=1))
+    target = np.asarray(state.replay["target"])
+    plain, _ = CandidateQ(env, dataclasses.replace(config, gamma=0.0)).update(dqn.init(seed=1))
+    reward = np.asarray(plain.replay["target"])  # the same shots, rated by their points alone
+    assert set(np.unique(reward)) == {0.0, 1.0}
+    np.testing.assert_array_equal(target[reward == 0], 0.0)
+    assert np.all(target[reward == 1] != 1.0)
