@@ -10,6 +10,12 @@ draw (common random numbers), so neighbouring cells of a map differ by their sho
 A shot *scores* when the referee gives it points (``Outcome.shot_value > 0``: a carom, or any
 Hungarian points); ``points`` are the shooter's points on the board, ``given`` what the shot
 hands the opponent (a Hungarian foul, H-9).
+
+Choosing and valuing on separate draws: the best of many shots, each judged on the same noisy
+plays, looks better on those plays than it is (the winner's curse). Wherever a best shot is
+reported, it is chosen on the draws of one key and its success measured on fresh draws of
+another (``held_out_key``, ``value_chosen``, ``held_out``); ``margins`` measures how far each
+input may move before that success falls by half, on the same fresh draws.
 """
 from __future__ import annotations
 
@@ -177,6 +183,42 @@ def offset_map(ruleset: Rules, state: GameState, params: Params, key: jax.Array,
 SPANS = {"phi": 3.0, "V0": 2.0, "theta": 20.0, "a": 0.4, "b": 0.4}
 
 
+def _moves(shot: physics.Shot, params: Params, fields, spans: dict, steps: int):
+    """(shots, strikable, fractions): ``shot`` itself, then each input of ``fields`` moved down and
+    up by ``fractions`` (``steps`` of them, up to 1) of its span, as rows of one batch; moves the
+    cue cannot play (a speed <= 0 or above the cue's, an elevation outside [0, 90), a tip beyond
+    the miscue limit) are played as the shot itself and marked not strikable."""
+    base = {f: float(np.asarray(getattr(shot, f))) for f in FIELDS}
+    fractions = np.arange(1, int(steps) + 1) / int(steps)
+    rows = [dict(base)]
+    for f in fields:
+        for sign in (-1.0, 1.0):
+            for u in fractions:
+                rows.append({**base, f: base[f] + sign * u * spans[f]})
+    moved = {f: np.array([r[f] for r in rows]) for f in FIELDS}
+    strikable = ((moved["V0"] > 0) & (moved["V0"] <= float(params.cue.max_speed)) & (moved["theta"] >= 0)
+                 & (moved["theta"] < 90) & (np.hypot(moved["a"], moved["b"]) <= float(params.cue.max_offset)))
+    return physics.Shot(**{f: np.where(strikable, v, base[f]) for f, v in moved.items()}), strikable, fractions
+
+
+def _edges(ok: np.ndarray, fields, spans: dict, fractions: np.ndarray) -> dict:
+    """{input: (below, above)} from ``ok`` over the rows of ``_moves``: per direction the largest
+    move such that every move up to it is ok (the span: at least this far); (0, 0) when the shot
+    itself (row 0) is not ok."""
+    steps = len(fractions)
+    out = {}
+    k = 1
+    for f in fields:
+        edge = []
+        for _ in (-1.0, 1.0):
+            run = ok[k:k + steps]
+            k += steps
+            good = int(np.argmin(run)) if not run.all() else steps  # moves that pass before the first that fails
+            edge.append(0.0 if not ok[0] else float(fractions[good - 1] * spans[f]) if good else 0.0)
+        out[f] = tuple(edge)
+    return out
+
+
 def sensitivity(ruleset: Rules, state: GameState, shot: physics.Shot, params: Params, *, steps: int = 200,
                 spans: Optional[dict] = None, batch: int = BATCH) -> dict:
     """How far each input of ``shot`` may move, alone and with exact execution, before the shot
@@ -187,31 +229,121 @@ def sensitivity(ruleset: Rules, state: GameState, shot: physics.Shot, params: Pa
     score exactly as given has (0, 0) everywhere."""
     _check(1, batch)
     spans = {**SPANS, **(spans or {})}
-    base = {f: float(np.asarray(getattr(shot, f))) for f in FIELDS}
-    fractions = np.arange(1, int(steps) + 1) / int(steps)
-    rows = [dict(base)]
-    for f in FIELDS:
-        for sign in (-1.0, 1.0):
-            for u in fractions:
-                rows.append({**base, f: base[f] + sign * u * spans[f]})
-    moved = {f: np.array([r[f] for r in rows]) for f in FIELDS}
-    strikable = ((moved["V0"] > 0) & (moved["V0"] <= float(params.cue.max_speed)) & (moved["theta"] >= 0)
-                 & (moved["theta"] < 90) & (np.hypot(moved["a"], moved["b"]) <= float(params.cue.max_offset)))
-    shots = physics.Shot(**{f: np.where(strikable, v, base[f]) for f, v in moved.items()})
+    shots, strikable, fractions = _moves(shot, params, FIELDS, spans, steps)
     exact = play_trials(ruleset, state, shots, params, jax.random.PRNGKey(0), noise=ExecutionNoise(0.0), trials=1,
                         batch=batch)
-    ok = (exact.scored > 0) & strikable
-    out = {}
-    k = 1
-    for f in FIELDS:
-        edge = []
-        for _ in (-1.0, 1.0):
-            run = ok[k:k + steps]
-            k += steps
-            good = int(np.argmin(run)) if not run.all() else steps  # moves that score before the first miss
-            edge.append(0.0 if not ok[0] else float(fractions[good - 1] * spans[f]) if good else 0.0)
-        out[f] = tuple(edge)
-    return out
+    return _edges((exact.scored > 0) & strikable, FIELDS, spans, fractions)
+
+
+# --- choosing on some draws, valuing on others ---------------------------------------------------
+
+HELD_OUT = 1_000_003  # folded into a choosing key for the valuing draws (above any count of plays)
+
+
+def held_out_key(key: jax.Array) -> jax.Array:
+    """The key of the noise draws that value what was chosen on the draws of ``key``: ``key``
+    folded with ``HELD_OUT``, so one seed gives both and no valuing draw is a choosing one."""
+    return jax.random.fold_in(key, HELD_OUT)
+
+
+def stack_shots(shots) -> physics.Shot:
+    """One batch (fields (N,), NumPy) of shots with scalar fields."""
+    shots = list(shots)
+    return physics.Shot(*(np.array([float(np.asarray(getattr(s, f))) for s in shots]) for f in FIELDS))
+
+
+def take(shots: physics.Shot, rows) -> physics.Shot:
+    """Rows ``rows`` of a batch of shots (fields (N,)), as NumPy."""
+    return physics.Shot(*(np.asarray(getattr(shots, f), float).reshape(-1)[np.asarray(rows, int)] for f in FIELDS))
+
+
+def value_chosen(ruleset: Rules, state: GameState, shots: physics.Shot, params: Params, key: jax.Array,
+                 **options) -> Trials:
+    """``play_trials`` of ``shots`` chosen on the draws of ``key``, on fresh draws
+    (``held_out_key(key)``): their success without the luck that chose them. ``options``: noise,
+    trials, batch, progress."""
+    return play_trials(ruleset, state, shots, params, held_out_key(key), **options)
+
+
+@dataclasses.dataclass(frozen=True)
+class HeldOut:
+    """A choice among shots and its valuation. chosen: (k,) the indices of the shots chosen, in
+    the order chosen; selection: every shot's plays on the choosing draws; value: the chosen
+    shots' plays on the held-out draws (row i: shot ``chosen[i]``)."""
+
+    chosen: np.ndarray
+    selection: Trials
+    value: Trials
+
+
+def best_by_success(k: int) -> Callable[[Trials], np.ndarray]:
+    """A ``choose`` for ``held_out``: the k shots that scored most often (ties: the higher mean
+    points, then the earlier shot)."""
+    def choose(trials: Trials) -> np.ndarray:
+        return np.lexsort((np.arange(len(trials.scored)), -trials.points.mean(1), -trials.scored))[:k]
+
+    return choose
+
+
+def held_out(ruleset: Rules, state: GameState, shots: physics.Shot, params: Params, key: jax.Array, *,
+             choose: Optional[Callable[[Trials], np.ndarray]] = None, trials: int = 32, plays: Optional[int] = None,
+             **options) -> HeldOut:
+    """Choose among ``shots`` (fields (N,)) on ``trials`` noisy plays each (the draws of ``key``),
+    then value the chosen on ``plays`` (default ``trials``) fresh plays each (``value_chosen``).
+    ``choose(selection)`` returns the indices chosen (default ``best_by_success(1)``); ``options``:
+    noise, batch, progress."""
+    selection = play_trials(ruleset, state, shots, params, key, trials=trials, **options)
+    chosen = np.asarray((choose or best_by_success(1))(selection), int).reshape(-1)
+    if not len(chosen):
+        raise ValueError("choose picked no shot; it must return the indices of one or more shots")
+    value = value_chosen(ruleset, state, take(shots, chosen), params, key, trials=trials if plays is None else plays,
+                         **options)
+    return HeldOut(chosen, selection, value)
+
+
+# How far each input is moved, in both directions, when looking for a shot's margins under noise.
+MARGIN_SPANS = {"phi": 4.0, "V0": 2.5, "theta": 20.0, "a": 0.5, "b": 0.5}
+MARGIN_FIELDS = ("phi", "V0", "a", "b")
+
+
+@dataclasses.dataclass(frozen=True)
+class Margins:
+    """How far a shot's inputs may move under noise. success: the shot's own share of ``trials``
+    plays that scored; edges: {input: (below, above)} (``margins``); moves: {input: (steps,)} the
+    moves tried in each direction; curves: {input: (2, steps)} the success after each move down
+    and up (0 where the cue cannot play it)."""
+
+    success: float
+    edges: dict
+    moves: dict
+    curves: dict
+    trials: int
+
+
+def margins(ruleset: Rules, state: GameState, shot: physics.Shot, params: Params, key: jax.Array, *,
+            noise: ExecutionNoise = STANDARD, trials: int = 200, steps: int = 12, spans: Optional[dict] = None,
+            fields=MARGIN_FIELDS, batch: int = BATCH, progress: Optional[Callable[[int], None]] = None) -> Margins:
+    """How far each input of ``shot`` (``fields``) may move, alone, before its success under
+    ``noise`` falls by half: per input the largest moves down and up such that every move up to
+    it keeps at least half the shot's own success, on a grid of ``steps`` moves per direction up
+    to ``spans[input]`` (``MARGIN_SPANS``; the span means "at least this far"). Every move is
+    played on the same ``trials`` draws of ``key``, the shot's own row too: pass
+    ``held_out_key(choosing key)`` and its success is the shot's held-out valuation. Moves the cue
+    cannot play count as 0; a shot that never scores has (0, 0) everywhere."""
+    _check(trials, batch)
+    if int(steps) < 1:
+        raise ValueError(f"steps must be a positive number of moves per direction, got {steps}")
+    unknown = [f for f in fields if f not in FIELDS]
+    if unknown or not len(fields):
+        raise ValueError(f"fields must name shot inputs among {', '.join(FIELDS)}, got {list(fields)!r}")
+    spans = {**MARGIN_SPANS, **(spans or {})}
+    shots, strikable, fractions = _moves(shot, params, fields, spans, steps)
+    played = play_trials(ruleset, state, shots, params, key, noise=noise, trials=trials, batch=batch, progress=progress)
+    success = np.where(strikable, played.success, 0.0)
+    ok = (success >= 0.5 * success[0]) & (success[0] > 0)
+    curves = {f: success[1 + 2 * i * steps:1 + 2 * (i + 1) * steps].reshape(2, steps) for i, f in enumerate(fields)}
+    return Margins(float(success[0]), _edges(ok, fields, spans, fractions),
+                   {f: fractions * spans[f] for f in fields}, curves, int(trials))
 
 
 def difficulty(ruleset: Rules, state: GameState, params: Params, key: jax.Array, *,

@@ -13,7 +13,9 @@ shooter's board change minus what a foul hands the opponent.
 
 Writes under ``--out``: ``three_cushion.csv``, ``hungarian.csv``, ``shots.csv`` (one row per
 shot played), ``summary.json`` (everything, with the budgets, timings and machine) and
-``search_eval.png``.
+``search_eval.png``; with ``--save-shots N`` also ``shots/<discipline>_<random|start>_<i>.json``,
+a shot file (docs/shotfile.md) for each of the first N layouts of each set, holding the strike
+each agent chose there at each noise (source: the agent; ``experiments.view --from`` replays it).
 
     python -m experiments.search_eval --out results/search_eval
     python -m experiments.search_eval --layouts 20 --start 5 --hungarian-layouts 10 --innings 5   # quick
@@ -35,7 +37,7 @@ from agents import (
     ExecutionNoise, SearchAgent, execute, net_points,
     random_states, shooter_points, stack_states, starting_state,
 )
-from agents import arena
+from agents import arena, shotfile
 from agents.base import index_tree
 from agents.specs import AgentSpecError, make_agent, parse_config
 from agents.stats import mean_ci, wilson
@@ -73,7 +75,42 @@ def play(game, states, shots, params, noise: float, key):
     return nxt, outcomes
 
 
-def three_cushion(args, exact, noisy, shot_rows):
+SHOT_FIELDS = ("V0", "phi", "theta", "a", "b")
+SET_NAMES = {"random layouts": "random", "starting position": "start"}
+
+
+def keep_shots(saved: dict, count: int, discipline: str, set_name: str, states, shots, agent: str, noise: float,
+               points) -> None:
+    """Note, for ``save_shots``, the strikes ``agent`` chose at ``noise`` on the first ``count``
+    layouts of a set (``states`` and ``shots`` with a leading axis), and the points each made."""
+    for i in range(min(count, int(np.shape(shots.V0)[0]))):
+        entry = saved.setdefault((discipline, set_name, i), dict(state=index_tree(states, i), strikes=[], noise=set()))
+        strike = physics.Shot(*(float(np.asarray(getattr(shots, f))[i]) for f in SHOT_FIELDS))
+        entry["strikes"].append(shotfile.Strike.of(strike, f"{agent} at noise {noise:g}: {int(points[i])} point(s) "
+                                                          "when played in the evaluation", agent))
+        entry["noise"].add(noise)
+
+
+def save_shots(folder: str, saved: dict, argv=None, seed: int = 0) -> list:
+    """Write each noted layout and its strikes (``keep_shots``) as a shot file,
+    ``folder/<discipline>_<random|start>_<i>.json``; returns the paths."""
+    paths = []
+    for (discipline, set_name, i), entry in saved.items():
+        state = entry["state"]
+        path = os.path.join(folder, f"{discipline}_{SET_NAMES.get(set_name, 'random')}_{i:03d}.json")
+        noise = next(iter(entry["noise"])) if len(entry["noise"]) == 1 else None
+        notes = f"Layout {i} of the {set_name} of experiments.search_eval, and the strike each agent chose there."
+        if set_name == "starting position":
+            notes += " The evaluation played it as the break (C-2.2: the first carom off the red)."
+        shotfile.write(path, discipline, np.asarray(state.positions), entry["strikes"],
+                       cue_ball=int(np.asarray(state.cue_ball)), player=int(np.asarray(state.current_player)),
+                       noise=noise, notes=notes, provenance=shotfile.provenance("experiments.search_eval", argv,
+                                                                                seed=seed, layout=i))
+        paths.append(path)
+    return paths
+
+
+def three_cushion(args, exact, noisy, shot_rows, saved=None):
     params = physics.default_params()
     ruleset = rules.make_rules("three_cushion")
     key = jax.random.PRNGKey(args.seed)
@@ -108,6 +145,8 @@ def three_cushion(args, exact, noisy, shot_rows):
                 rows.append(row)
                 print(f"  success {k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}], fouls {fouls.mean():.3f}, "
                       f"{row['seconds_per_decision']:.3f} s per decision", flush=True)
+                if saved is not None:
+                    keep_shots(saved, args.save_shots, "three_cushion", set_name, states, shots, name, noise, points)
                 shots_np = {f: np.asarray(getattr(shots, f)) for f in ("V0", "phi", "theta", "a", "b")}
                 for i in range(n):
                     shot_rows.append(dict(
@@ -118,7 +157,7 @@ def three_cushion(args, exact, noisy, shot_rows):
     return rows
 
 
-def hungarian(args, exact, noisy, shot_rows):
+def hungarian(args, exact, noisy, shot_rows, saved=None):
     params = physics.default_params("hungarian")
     ruleset = rules.make_rules("hungarian_1000")
     key = jax.random.PRNGKey(args.seed + 1)
@@ -144,6 +183,9 @@ def hungarian(args, exact, noisy, shot_rows):
                     seconds_per_decision=float(np.median(seconds)),
                 ))
                 print(f"  {m:.2f} points per shot [{low:.2f}, {high:.2f}], scored {k}/{n}", flush=True)
+                if saved is not None:
+                    keep_shots(saved, args.save_shots, "hungarian_1000", "random layouts", states, shots, name, noise,
+                               net)
                 for i in range(n):
                     shot_rows.append(dict(
                         discipline="hungarian_1000", layouts="random layouts", noise=noise, agent=name,
@@ -241,7 +283,12 @@ def main(argv=None):
     parser.add_argument("--noisy-search", default="", help="search options under noise")
     parser.add_argument("--skip", default="", help="parts to skip: three_cushion, hungarian")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-shots", type=int, default=0, metavar="N",
+                        help="also write the first N layouts of each set, with the strike each agent chose there, as "
+                             "shot files under OUT/shots (docs/shotfile.md)")
     args = parser.parse_args(argv)
+    if args.save_shots < 0:
+        parser.error(f"argument --save-shots: must be a number of layouts >= 0, got {args.save_shots}")
     args.noise = [float(x) for x in args.noise.split(",") if x.strip()]
     args.agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     for a in args.agents:
@@ -257,8 +304,12 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     shot_rows = []
-    tc_rows = [] if "three_cushion" in skip else three_cushion(args, exact, noisy, shot_rows)
-    hu_rows = [] if "hungarian" in skip else hungarian(args, exact, noisy, shot_rows)
+    saved = {} if args.save_shots else None
+    tc_rows = [] if "three_cushion" in skip else three_cushion(args, exact, noisy, shot_rows, saved)
+    hu_rows = [] if "hungarian" in skip else hungarian(args, exact, noisy, shot_rows, saved)
+    if saved:
+        print(f"wrote {len(save_shots(os.path.join(args.out, 'shots'), saved, argv, args.seed))} shot files under "
+              f"{args.out}/shots", flush=True)
     write_csv(os.path.join(args.out, "three_cushion.csv"), tc_rows)
     write_csv(os.path.join(args.out, "hungarian.csv"), hu_rows)
     write_csv(os.path.join(args.out, "shots.csv"), shot_rows)

@@ -8,7 +8,8 @@ batched simulation (``agents.robustness``):
    and (the Hungarian game) the expected points handed to the opponent, over ``--aims`` aims
    (all directions) x ``--speeds`` cue speeds, the cue level and the tip in the centre (or
    ``--theta``, ``--tip a,b``); the most robust shots (highest success, then the widest region
-   around them) are marked.
+   around them) are marked, and their success is reported from ``--shot-trials`` fresh plays,
+   not from the map's plays that chose them (``agents.robustness.value_chosen``).
 2. **Tip map**: the same over the tip offsets inside the miscue disc, at the aim and speed of the
    best cell of map 1 (or ``--at PHI,V0``, or named ``--at phi=...,v0=...``).
 3. **The shot** (``--shot V0,PHI,THETA,A,B`` or named ``v0=...,phi=...``, default the best cell of
@@ -92,12 +93,13 @@ def map_rows(m: rb.SuccessMap) -> list[dict]:
             for i in range(len(m.row_values)) for j in range(len(m.col_values))]
 
 
-def plot_map(path, m: rb.SuccessMap, title: str, labels: tuple[str, str], best: list):
+def map_figure(m: rb.SuccessMap, title: str, labels: tuple[str, str], best: list, size=(9, 4.8)):
+    """(figure, axes) of a success map, its ``best`` cells ringed (the first larger)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = plt.subplots(figsize=size)
     extent = [m.row_values[0], m.row_values[-1], m.col_values[0], m.col_values[-1]]
     image = ax.imshow(m.success.T, origin="lower", aspect="auto", extent=extent, vmin=0, vmax=1, cmap="viridis")
     fig.colorbar(image, ax=ax, label=f"share of {m.trials} noisy plays that score")
@@ -107,6 +109,13 @@ def plot_map(path, m: rb.SuccessMap, title: str, labels: tuple[str, str], best: 
     ax.set_ylabel(labels[1])
     ax.set_title(title)
     fig.tight_layout()
+    return fig, ax
+
+
+def plot_map(path, m: rb.SuccessMap, title: str, labels: tuple[str, str], best: list):
+    import matplotlib.pyplot as plt
+
+    fig, _ = map_figure(m, title, labels, best)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -208,8 +217,14 @@ def run(args, argv=None) -> dict:
     bar.close()
     summary["aim_speed_seconds"] = time.perf_counter() - t0
     best = m.most_robust(5)
+    # chosen on the map's draws, valued on fresh ones (agents.robustness.value_chosen)
+    fresh = rb.value_chosen(ruleset, state, rb.stack_shots(m.shot(i, j) for i, j in best), params, keys[0], noise=noise,
+                            trials=args.shot_trials, batch=args.batch)
     summary["most_robust"] = [dict(phi=float(m.row_values[i]), V0=float(m.col_values[j]),
-                                   success=float(m.success[i, j])) for i, j in best]
+                                   success=float(fresh.success[r]), success_ci=list(wilson(int(fresh.scored[r]),
+                                                                                           fresh.trials)),
+                                   trials=fresh.trials, map_success=float(m.success[i, j]))
+                              for r, (i, j) in enumerate(best)]
     write_csv(os.path.join(args.out, "aim_speed.csv"), map_rows(m))
     cue = "level cue" if args.theta == 0 else f"cue at {args.theta:g} deg"
     plot_map(os.path.join(args.out, "aim_speed.png"), m, f"{name}: scoring under noise x{args.noise:g}, {cue}",
@@ -256,8 +271,11 @@ def main(argv=None):
     s = summary["shot"]
     print(f"aim x speed map: {args.aims} x {args.speeds} cells x {args.trials} plays in "
           f"{summary['aim_speed_seconds']:.1f} s")
+    print(f"its most robust cells, each valued on {args.shot_trials} fresh plays (the map's {args.trials} chose them):")
     for row in summary["most_robust"]:
-        print(f"  phi {row['phi']:7.2f} deg  V0 {row['V0']:.2f} m/s  scores {100 * row['success']:.0f} %")
+        print(f"  phi {row['phi']:7.2f} deg  V0 {row['V0']:.2f} m/s  scores {100 * row['success']:.0f} % "
+              f"[{100 * row['success_ci'][0]:.0f}, {100 * row['success_ci'][1]:.0f}] (on the map "
+              f"{100 * row['map_success']:.0f} %)")
     print(f"shot {s['shot']}: scores {100 * s['success']:.1f} % [{100 * s['success_ci'][0]:.1f}, "
           f"{100 * s['success_ci'][1]:.1f}] of {s['trials']} plays, {s['points']:.2f} points "
           f"[{s['points_ci'][0]:.2f}, {s['points_ci'][1]:.2f}]")

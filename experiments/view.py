@@ -12,7 +12,8 @@ side or overlaid, each with its label, the referee's call and its event list hig
 with the time. The fragment ``#t=1.25`` opens the page paused 1.25 s into the shots.
 
 Where the balls lie: ``--from FILE`` (a shot file, docs/shotfile.md: the layout, cue ball and
-strikes that experiments.shot_map, experiments.reconstruct or ``--save`` wrote), ``--layout``,
+strikes that experiments.shot_map, experiments.reconstruct or ``--save`` wrote, or a report that
+names its shot file, experiments.shot_report's ``report.json``), ``--layout``,
 ``--seed N`` (a random legal layout, the one experiments.shot_map draws from that seed), or the
 discipline's starting position. A strike is ``V0,PHI,THETA,A,B`` or named (``v0=3,phi=80,b=0.1``).
 ``--fan N`` also plays each strike N times under execution noise (``--noise``, seeded by
@@ -23,6 +24,7 @@ score green, the misses grey, the counts of each beside it.
     python -m experiments.view --discipline hungarian_1000 --shot 2.5,85,0,0,0 --shot 3,95,0,0.2,0 --open
     python -m experiments.view --discipline balkline_47_2 --layout 0.7,0.5,1.2,0.9,2.0,0.4 --shot 2,30,0,0,0
     python -m experiments.view --from results/shot_map/shot.json --fan 64 --noise club
+    python -m experiments.view --from results/shot_report/report.json
     python -m experiments.view --seed 3 --shot v0=3,phi=80 --fan 32 --save results/view/shot.json
 """
 from __future__ import annotations
@@ -587,19 +589,43 @@ def _fan_panel(k: int, data: dict) -> str:
             f'<div class="call">{html.escape(data["legend"])}</div></div>')
 
 
+def read_source(path) -> shotfile.ShotFile:
+    """The shot file at ``path``, or the one that a report there names: a JSON object with a
+    ``shot_file`` (a path relative to the report's folder), as experiments.shot_report's
+    ``report.json``. ShotFileError saying what is wrong with either."""
+    where = os.fspath(path)
+    try:
+        with open(where, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):  # not there, not text, not JSON: the shot file reader says which
+        data = None
+    if not isinstance(data, dict) or data.get("format") == shotfile.FORMAT or "shot_file" not in data:
+        return shotfile.read(where)
+    named = data["shot_file"]
+    if not isinstance(named, str) or not named:
+        raise shotfile.ShotFileError(f"{where}: a report's shot_file must name a shot file, got {named!r}")
+    try:
+        return shotfile.read(os.path.join(os.path.dirname(where), named))
+    except shotfile.ShotFileError as err:
+        raise shotfile.ShotFileError(f"{where} names the shot file {named!r}: {err}") from None
+
+
 def _embed(data) -> str:
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
 
 
-def page(shots: Sequence[ViewShot], title: str = "Shots", width: int = WIDTH, fans: Sequence[Fan] = ()) -> str:
+def page(shots: Sequence[ViewShot], title: str = "Shots", width: int = WIDTH, fans: Sequence[Fan] = (),
+         preamble: str = "") -> str:
     """The HTML text of the viewer for ``shots`` (a non-empty list of ``ViewShot``), and below
-    them a picture of each of ``fans`` (``Fan``: every noisy play's cue-ball path)."""
+    them a picture of each of ``fans`` (``Fan``: every noisy play's cue-ball path); ``preamble``:
+    HTML of the caller's own (a report) placed between the title and the replays."""
     if not isinstance(shots, (list, tuple)) or not shots:
         raise ValueError(f"shots must be a non-empty list of ViewShot, got {shots!r}")
     if not isinstance(fans, (list, tuple)):
         raise TypeError(f"fans must be a list of Fan, got {type(fans).__name__}")
-    if not isinstance(title, str):
-        raise TypeError(f"title must be a string, got {type(title).__name__}")
+    if not isinstance(title, str) or not isinstance(preamble, str):
+        raise TypeError(f"title and preamble must be strings, got {type(title).__name__} and "
+                        f"{type(preamble).__name__}")
     if isinstance(width, bool) or not isinstance(width, int) or width < 100:
         raise ValueError(f"width must be an integer number of pixels >= 100, got {width!r}")
     data = [shot_data(s, width) for s in shots]
@@ -613,6 +639,7 @@ def page(shots: Sequence[ViewShot], title: str = "Shots", width: int = WIDTH, fa
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{STYLE}</style></head><body>
 <h1 style="font-size:18px;margin:0 0 8px">{html.escape(title)}</h1>
+{preamble}
 <div id="controls">
 <button id="play" type="button">Play</button>
 <input id="slider" type="range" min="0" max="{t_max}" step="0.001" value="0">
@@ -635,12 +662,12 @@ def page(shots: Sequence[ViewShot], title: str = "Shots", width: int = WIDTH, fa
 
 
 def write_view(path, shots: Sequence[ViewShot], title: str = "Shots", width: int = WIDTH,
-               fans: Sequence[Fan] = ()) -> str:
-    """Write the viewer page for ``shots`` (and ``fans``) to ``path`` (folders made as needed).
-    Returns the path."""
+               fans: Sequence[Fan] = (), preamble: str = "") -> str:
+    """Write the viewer page for ``shots`` (and ``fans``, and the caller's ``preamble``, see
+    ``page``) to ``path`` (folders made as needed). Returns the path."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise TypeError(f"path must be a file path, got {path!r}")
-    text = page(shots, title, width, fans)
+    text = page(shots, title, width, fans, preamble)
     folder = os.path.dirname(os.fspath(path))
     if folder:
         os.makedirs(folder, exist_ok=True)
@@ -688,7 +715,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "shots from the same layout")
     parser.add_argument("--from", dest="source", metavar="FILE",
                         help="a shot file (docs/shotfile.md): its discipline, layout, cue ball and strikes "
-                             "(--shot adds strikes to them), and its noise for --fan")
+                             "(--shot adds strikes to them), and its noise for --fan; or a report that names "
+                             "its shot file (experiments.shot_report's report.json)")
     parser.add_argument("--layout", type=parse_layout, metavar="x1,y1,x2,y2,x3,y3",
                         help="ball centres in metres, in the discipline's ball order (default: --seed's random "
                              "layout, or the starting position, rules.init_game)")
@@ -718,7 +746,7 @@ def _source(parser, args) -> Optional[shotfile.ShotFile]:
         if given is not None:
             parser.error(f"argument {name}: not with --from, whose shot file gives the layout and the cue ball")
     try:
-        source = shotfile.read(args.source)
+        source = read_source(args.source)
     except shotfile.ShotFileError as err:
         parser.error(f"argument --from: {err}")
     if args.discipline not in (None, source.discipline):

@@ -1,4 +1,7 @@
-"""Success maps, shot robustness and sensitivity (agents.robustness, experiments.shot_map)."""
+"""Success maps, shot robustness and sensitivity, choosing and valuing on separate draws, margins
+under noise (agents.robustness, experiments.shot_map)."""
+import dataclasses
+
 import jax
 import numpy as np
 import pytest
@@ -126,6 +129,55 @@ def test_a_map_over_an_unknown_input_is_refused(table):
                                                                                       "a": 0.0, "b": 0.0})
 
 
+SCORES = physics.Shot(5.16, -153.94, 0.0, 0.256, 0.345)  # from seed 3's layout: scores as aimed, often under noise
+
+
+def test_held_out_draws_are_not_the_choosing_draws(table):
+    ruleset, params, state = table
+    draws = {tuple(np.asarray(k).tolist()) for k in jax.random.split(KEY, 64)}
+    fresh = {tuple(np.asarray(k).tolist()) for k in jax.random.split(rb.held_out_key(KEY), 64)}
+    assert not draws & fresh and len(fresh) == 64
+    shots = rb.stack_shots([physics.Shot(3.0, 10.0, 0.0, 0.0, 0.2), SCORES, physics.Shot(5.0, -100.0)])
+    noise = ExecutionNoise(3.0)
+    choice = rb.held_out(ruleset, state, shots, params, KEY, trials=6, plays=9, noise=noise, batch=BATCH)
+    assert list(choice.chosen) == [int(np.argmax(choice.selection.scored))] and choice.value.trials == 9
+    again = rb.play_trials(ruleset, state, shots, params, KEY, noise=noise, trials=6, batch=BATCH)
+    np.testing.assert_array_equal(choice.selection.points, again.points)  # chosen on KEY's draws ...
+    fresh_plays = rb.play_trials(ruleset, state, rb.take(shots, choice.chosen), params, rb.held_out_key(KEY),
+                                 noise=noise, trials=9, batch=BATCH)
+    np.testing.assert_array_equal(choice.value.points, fresh_plays.points)  # ... valued on the held-out key's
+    two = rb.held_out(ruleset, state, shots, params, KEY, trials=6, choose=rb.best_by_success(2), noise=noise,
+                      batch=BATCH)
+    assert len(two.chosen) == 2 and two.chosen[0] == choice.chosen[0] and two.value.points.shape == (2, 6)
+    with pytest.raises(ValueError, match="choose picked no shot"):
+        rb.held_out(ruleset, state, shots, params, KEY, trials=1, choose=lambda t: [], batch=BATCH)
+
+
+def test_margins_are_where_the_success_falls_by_half(table):
+    ruleset, params, state = table
+    noise, steps, span = ExecutionNoise(2.0), 3, 1.2
+    m = rb.margins(ruleset, state, SCORES, params, KEY, noise=noise, trials=8, steps=steps, fields=("phi",),
+                   spans={"phi": span}, batch=BATCH)
+    moves = np.arange(1, steps + 1) * span / steps
+    np.testing.assert_allclose(m.moves["phi"], moves)
+    phis = np.concatenate([[-153.94], -153.94 - moves, -153.94 + moves])
+    moved = rb.stack_shots(dataclasses.replace(SCORES, phi=p) for p in phis)
+    direct = rb.play_trials(ruleset, state, moved, params, KEY, noise=noise, trials=8,
+                            batch=BATCH).success  # the same draws for every move
+    assert m.success == direct[0] > 0 and m.trials == 8
+    np.testing.assert_array_equal(m.curves["phi"], direct[1:].reshape(2, steps))
+    for side, (edge, curve) in enumerate(zip(m.edges["phi"], m.curves["phi"])):
+        kept = np.cumprod(curve >= direct[0] / 2)  # every move up to here keeps half the success
+        assert edge == (moves[kept.sum() - 1] if kept.sum() else 0.0), side
+    assert 0 < max(m.edges["phi"]) < span  # an edge inside the span, not only zeros
+    never = rb.margins(ruleset, state, physics.Shot(0.3, 90.0), params, KEY, noise=noise, trials=4, steps=2,
+                       fields=("V0",), batch=BATCH)
+    assert never.success == 0.0 and never.edges == {"V0": (0.0, 0.0)}
+    for kwargs, words in ((dict(steps=0), "steps must be a positive"), (dict(fields=("spin",)), "fields must name")):
+        with pytest.raises(ValueError, match=words):
+            rb.margins(ruleset, state, SCORES, params, KEY, batch=BATCH, **kwargs)
+
+
 @pytest.mark.slow
 def test_the_command_writes_maps_and_the_shot_report(tmp_path):
     from experiments import shot_map
@@ -138,6 +190,17 @@ def test_the_command_writes_maps_and_the_shot_report(tmp_path):
     report = json.loads((tmp_path / "shot.json").read_text())
     low, high = report["shot"]["success_ci"]
     assert 0 <= low <= report["shot"]["success"] <= high <= 1 and set(report["shot"]["sensitivity"]) == set(rb.FIELDS)
+    # the most robust cells: chosen on the map's plays, their success measured on 16 fresh ones
+    ruleset, params = setup("three_cushion")
+    state = agents.random_state(ruleset, jax.random.PRNGKey(3), params)
+    rows = report["most_robust"]
+    cells = rb.stack_shots(physics.Shot(r["V0"], r["phi"]) for r in rows)
+    chose = jax.random.split(jax.random.PRNGKey(4), 4)[0]  # the map's key (seed + 1)
+    fresh = rb.play_trials(ruleset, state, cells, params, rb.held_out_key(chose), noise=ExecutionNoise(1.0), trials=16,
+                           batch=BATCH)
+    assert [r["success"] for r in rows] == list(fresh.success) and all(r["trials"] == 16 for r in rows)
+    assert all(r["success_ci"][0] <= r["success"] <= r["success_ci"][1] for r in rows)
+    assert rows[0]["map_success"] == max(r["map_success"] for r in rows)
 
 
 def test_player_profiles_are_named_noise_scales():

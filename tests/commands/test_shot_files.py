@@ -176,7 +176,42 @@ def test_a_fan_counts_its_scoring_plays_as_play_trials_does(table):
         view.fan_entries("three_cushion", shots, 4, -1.0, key, state=state)
 
 
+def test_search_eval_writes_the_strikes_it_chose_as_shot_files(tmp_path):
+    from experiments import search_eval
+
+    ruleset, params = setup("three_cushion")
+    layouts = [LAYOUT, [[1.0, 0.4], [0.5, 1.0], [2.0, 0.3]], [[2.5, 1.2], [0.3, 0.3], [1.4, 0.7]]]
+    states = agents.stack_states([agents.state_from_layout(ruleset, np.asarray(p), params) for p in layouts])
+    saved = {}
+    for agent, phi in (("geometric", 10.0), ("search", 20.0)):
+        shots = physics.Shot(np.array([3.0, 4.0, 5.0]), np.array([phi, phi + 1, phi + 2]), np.zeros(3), np.zeros(3),
+                             np.array([0.1, 0.0, -0.1]))
+        search_eval.keep_shots(saved, 2, "three_cushion", "random layouts", states, shots, agent, 1.0, [1, 0, 1])
+    paths = search_eval.save_shots(str(tmp_path / "shots"), saved, ["--save-shots", "2"], 7)
+    assert paths == [str(tmp_path / "shots" / f"three_cushion_random_00{i}.json") for i in (0, 1)]  # the first two
+    second = shotfile.read(paths[1])
+    np.testing.assert_allclose(second.positions, layouts[1])
+    assert [(s.source, s.V0, s.phi, s.b) for s in second.strikes] == [("geometric", 4.0, 11.0, 0.0),
+                                                                       ("search", 4.0, 21.0, 0.0)]
+    assert second.strikes[0].label == "geometric at noise 1: 0 point(s) when played in the evaluation"
+    assert second.noise == 1.0 and second.provenance["layout"] == 1 and second.provenance["seed"] == 7
+
+
 # --- slow tier: the commands end to end ---------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_search_eval_save_shots_end_to_end(tmp_path):
+    from experiments import search_eval
+
+    search_eval.main(["--agents", "geometric", "--layouts", "3", "--start", "1", "--hungarian-layouts", "0",
+                      "--innings", "0", "--noise", "0", "--save-shots", "2", "--out", str(tmp_path)])
+    files = sorted(p.name for p in (tmp_path / "shots").iterdir())
+    assert files == ["three_cushion_random_000.json", "three_cushion_random_001.json", "three_cushion_start_000.json"]
+    rows = [r for r in json.loads((tmp_path / "summary.json").read_text())["three_cushion"]]
+    assert sum(r["shots"] for r in rows) == 4  # the evaluation itself as before
+    start = shotfile.read(tmp_path / "shots" / "three_cushion_start_000.json")
+    assert [s.source for s in start.strikes] == ["geometric"] and "break" in start.notes
 
 @pytest.mark.slow
 def test_a_shot_map_file_replays_in_the_viewer_with_its_fan(tmp_path, capsys):

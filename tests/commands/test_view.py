@@ -170,6 +170,28 @@ def test_bad_input_is_refused_before_anything_is_simulated(tmp_path, capsys):
     assert not (tmp_path / "x.html").exists()
 
 
+def test_from_follows_a_report_to_the_shot_file_it_names(tmp_path, capsys):
+    from agents import shotfile
+
+    written = shotfile.write(tmp_path / "run" / "shots.json", "three_cushion", [[0.7, 0.5], [0.71, 0.71], [2.13, 0.71]],
+                             [shotfile.Strike(3.0, 80.0, label="#1 search", source="search")], noise="club")
+    report = tmp_path / "run" / "report.json"
+    report.write_text(json.dumps({"format": "carom-billiards shot report", "shot_file": "shots.json"}))
+    assert view.read_source(report) == written == view.read_source(tmp_path / "run" / "shots.json")
+    report.write_text(json.dumps({"format": "carom-billiards shot report", "shot_file": "gone.json"}))
+    with pytest.raises(ValueError, match=r"report.json names the shot file 'gone.json': .*gone.json: cannot read"):
+        view.read_source(report)
+    report.write_text(json.dumps({"shot_file": 3}))
+    with pytest.raises(ValueError, match="a report's shot_file must name a shot file, got 3"):
+        view.read_source(report)
+    report.write_text(json.dumps({"format": "something else"}))  # no shot_file: read as a shot file, and refused
+    with pytest.raises(ValueError, match="not a shot file: its format is 'something else'"):
+        view.read_source(report)
+    with pytest.raises(SystemExit):
+        view.main(["--from", str(report), "--out", str(tmp_path / "x.html")])
+    assert "argument --from: " in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
 # --- browser tier ------------------------------------------------------------------------------
 
 def browse(path, t: float, folder, mode: str = "side"):
