@@ -7,8 +7,9 @@ the action (``billiards_env.actions.from_shot``, its choices keeping the layout 
 and the environment's step plays it (execution noise, simulation, referee, episode end). Innings
 start from random legal layouts (``agents.states``), a stored set's (``billiards_env.layouts``) or
 the starting position (``rules.init_game``) and end when the turn passes or the step cap is reached
-("capped"); games start from the starting position, the breaker alternating, and end at the
-distance or the cap ("unfinished").
+("capped"); games start from the starting position, the breaker alternating, or from given
+openings (``opening_states``: a stored set's layouts, each shot first once by either side), and
+end at the distance or the cap ("unfinished").
 
 Determinism: each inning's (game's) randomness comes from its own key (``row_keys``: seed and
 stream), split per shot into a planning and a step key (``shot_keys``), so every agent and every
@@ -25,8 +26,9 @@ apart (``first_call_seconds``) and repeated.
 
 Results are rows of plain dicts: ``run_innings`` (inning rows, shot rows), ``run_games`` (game,
 inning and shot rows); summarised by ``inning_summary``, ``game_summary``, ``shot_stats`` and
-``paired_differences`` with the intervals of ``agents.stats``; ``evaluate`` runs it all for a
-list of agent specs (``experiments.evaluate`` is its command; figures in docs/agents.md).
+``paired_differences`` (``paired_by``: across rule settings) with the intervals of
+``agents.stats``; ``evaluate`` runs it all for a list of agent specs (``experiments.evaluate`` is
+its command; figures in docs/agents.md).
 """
 from __future__ import annotations
 
@@ -119,6 +121,33 @@ def first_states(ruleset, params, n: int, start: str, keys, breakers=None, layou
         raise ValueError("stored layouts replace random ones only: start must be 'random' with layouts")
     breakers = np.zeros(n, np.int32) if breakers is None else np.asarray(breakers, np.int32)
     return to_host(_start_states(ruleset, keys, jnp.asarray(breakers), params))
+
+
+def inning_starts(ruleset, params, n: int, *, start: str = "random", seed: int = 0, stream: int = 0, layouts=None):
+    """(the n innings' keys, their first game states on the host) as ``run_innings`` starts them,
+    for whoever wants the layouts an evaluation played (``experiments.evaluate --save-shots``)."""
+    keys = row_keys(seed, 2 * stream, n)
+    return keys, first_states(ruleset, params, n, start, keys, layouts=layouts)
+
+
+def opening_states(ruleset, params, layouts, n: int):
+    """n games in play from stored layouts (``billiards_env.layouts.load``), the openings of a
+    match: game g from layout g // 2 with player g % 2 to shoot first, so that an even n plays each
+    layout twice, each side first once. The set's layouts are drawn for its own shooter (player 0)
+    and cue ball: the first shooter's cue ball takes that ball's place (the two swapped; in the
+    Hungarian game both play the red, H-3.1). ValueError when the set holds fewer than n / 2."""
+    count = len(layouts.positions)
+    if n > 2 * count:
+        raise ValueError(f"layout set {layouts.name!r} holds {count} layouts of {layouts.discipline}: "
+                         f"{2 * count} games at most (each layout twice), asked for {n}")
+    index, shooter = np.arange(n) // 2, np.arange(n) % 2
+    own = np.asarray(layouts.cue_ball)[index]
+    ball = np.zeros(n, int) if ruleset.is_hungarian else shooter  # rules.cue_ball_of on the host
+    positions = np.array(layouts.positions[index])
+    rows = np.arange(n)
+    positions[rows, ball], positions[rows, own] = layouts.positions[index, own], layouts.positions[index, ball]
+    picked = layouts._replace(positions=positions, player=shooter.astype(np.int32), cue_ball=ball.astype(np.int32))
+    return to_host(layout_sets.states_of(picked, ruleset, params, n))
 
 
 # --- players -----------------------------------------------------------------------------------
@@ -326,8 +355,8 @@ def run_innings(player: Player, ruleset, params, n: int, *, start: str = "random
     at ``max_shots`` steps, from the first n of ``layouts`` if given (``first_states``). Returns
     (inning rows, shot rows)."""
     env, env_params = environment(ruleset, params, "inning", noise, max_shots)
-    keys = row_keys(seed, 2 * stream, n)
-    states = to_host(env.init_from(first_states(ruleset, params, n, start, keys, layouts=layouts), env_params))
+    keys, games = inning_starts(ruleset, params, n, start=start, seed=seed, stream=stream, layouts=layouts)
+    states = to_host(env.init_from(games, env_params))
     active = np.ones(n, bool)
     points, net, fouls, successes = np.zeros((4, n), int)  # per inning
     ended = np.array(["capped"] * n, dtype=object)
@@ -438,6 +467,18 @@ def paired_differences(inning_rows) -> list[dict]:
     return rows
 
 
+def paired_by(inning_rows, key: str) -> list[dict]:
+    """Per agent, each value of ``key`` (a rule setting, a variant) after the first against the
+    first: ``paired_differences`` over the values, the rows of one agent under every value having
+    played the same innings. Rows: agent, ``key``, against, and the differences."""
+    out = []
+    for agent in dict.fromkeys(r["agent"] for r in inning_rows):
+        rows = [dict(r, agent=r[key]) for r in inning_rows if r["agent"] == agent]
+        for d in paired_differences(rows):
+            out.append({"agent": agent, key: d.pop("agent"), **d})
+    return out
+
+
 # --- games -------------------------------------------------------------------------------------
 
 def board_scores(ruleset, states):
@@ -446,16 +487,24 @@ def board_scores(ruleset, states):
 
 
 def run_games(players, ruleset, params, n: int, *, noise: float = DEFAULT_NOISE, max_shots: int = 2000, seed: int = 0,
-              stream: int = 1, batch: int = BATCH, progress: bool = True):
+              stream: int = 1, batch: int = BATCH, progress: bool = True, openings=None):
     """n games: episodes of the "game" mode with both players' shots as steps, capped at
     ``max_shots`` steps. ``players`` is [agent] (it plays both sides) or [agent, opponent]
-    (player 0 and player 1). Returns (game rows, inning rows, shot rows)."""
+    (player 0 and player 1). ``openings``: n game states on the host to start from
+    (``opening_states``), their player to shoot first the game's "breaker"; default the starting
+    position, player g % 2 breaking game g. Returns (game rows, inning rows, shot rows)."""
     if len(players) not in (1, 2):
         raise ValueError("games need one player (both sides) or two")
     env, env_params = environment(ruleset, params, "game", noise, max_shots)
     keys = row_keys(seed, 2 * stream + 1, n)
-    breakers = np.arange(n) % 2
-    states = to_host(env.init_from(first_states(ruleset, params, n, "start", keys, breakers), env_params))
+    if openings is None:
+        breakers = np.arange(n) % 2
+        openings = first_states(ruleset, params, n, "start", keys, breakers)
+    else:
+        breakers = np.asarray(openings.current_player, int)
+        if breakers.shape != (n,):
+            raise ValueError(f"{n} games need {n} opening states, got {breakers.shape[0] if breakers.ndim else 1}")
+    states = to_host(env.init_from(openings, env_params))
     seat = np.zeros((n, 2), int) if len(players) == 1 else np.tile([0, 1], (n, 1))
     labels = [[players[seat[g, p]].label for p in (0, 1)] for g in range(n)]
     active = np.ones(n, bool)

@@ -22,6 +22,7 @@ import physics
 import rules
 from agents.arena import BATCH, SEARCH_SHOTS
 from agents.base import NOISE_PROFILES, noise_scale
+from billiards_env import setup
 
 
 def begin() -> None:
@@ -127,6 +128,28 @@ def parse_variant(text: str) -> tuple[str, dict]:
     if not colon or not name.strip():
         raise ValueError(f"a variant is NAME:OPTION=VALUE,... (e.g. two:cushions_required=2), got {text!r}")
     return name.strip(), parse_rule_options([item for item in rest.split(",") if item.strip()])
+
+
+AS_WRITTEN = "as written"  # the label of the rules without a variant's options
+VARIANT_HELP = ("a rule variant under the label NAME: rule options of rules.make_rules, e.g. "
+                "two:cushions_required=2 (three-cushion played to two cushions)")
+
+
+def check_variants(texts, discipline: str, **base) -> list[tuple[str, dict]]:
+    """``--variant`` texts -> [(label, options)] (``parse_variant``), each checked to make rules
+    of ``discipline`` with the options ``base`` under it (``billiards_env.setup``: an unknown option
+    is refused with the valid ones), the labels different from each other and from
+    ``AS_WRITTEN``. ValueError saying which otherwise."""
+    variants = [parse_variant(text) for text in texts]
+    for label, options in variants:
+        try:
+            setup(discipline, **{**base, **options})
+        except ValueError as e:
+            raise ValueError(f"variant {label!r}: {e}") from None
+    labels = [label for label, _ in variants]
+    if len(set(labels)) < len(labels) or AS_WRITTEN in labels:
+        raise ValueError(f"variant labels must differ from each other and from {AS_WRITTEN!r}, got {labels}")
+    return variants
 
 
 # --- names -------------------------------------------------------------------------------------

@@ -27,6 +27,14 @@ Per agent:
   inning minus the first agent's, inning by inning on the same layouts and noise draws, mean and
   95 % interval: the fair test of whether one agent makes more points than another.
 
+Rule variants (``--variant NAME:OPTION=VALUE,...``, repeatable, as ``experiments.rule_variants``
+takes them): the agents are evaluated under the rules as written and under each variant (its
+options over ``--rule``'s), on the same layouts and noise draws; every row names its ``variant``,
+and ``paired_variants.csv`` holds each variant's points per inning minus the rules as written's,
+per agent, inning by inning. ``--save-shots N``: for each of the first N innings' layouts, a shot
+file (``shots/layout_NNNN.json``, docs/shotfile.md) holding every agent's first strike from it as
+planned (labelled by agent, the rules as written), with the noise and each agent's points.
+
 Each round plans all unfinished innings (games) together, in ``plan_batch`` calls of at most
 ``--search-shots`` simulated shots for a search (its exact screen counted), then steps them
 ``--batch`` rows at a time. Every inning (game) has its own key from ``--seed``: the run is
@@ -41,6 +49,8 @@ Writes under ``--out``: ``summary.csv`` (one row per agent), ``innings.csv``, ``
         --innings 200 --max-shots 1
     python -m experiments.evaluate --discipline hungarian_1000 --agents "search:candidates=256,trials=4" \\
         --innings 50 --games 10 --distance 300 --noise 1
+    python -m experiments.evaluate --agents geometric policy --layouts bench-v1 --innings 200 \\
+        --variant two:cushions_required=2 --save-shots 5
 """
 from __future__ import annotations
 
@@ -52,14 +62,83 @@ import time
 import numpy as np
 
 import physics
-from agents import ExecutionNoise, arena
+from agents import NOISE_PROFILES, ExecutionNoise, arena, shotfile
+from agents.base import index_tree
 from agents.specs import SPEC_HELP, AgentSpecError, parse_agent_spec
 from billiards_env import layouts, setup
 from billiards_env.params import DEFAULT_NOISE
 from experiments.common import (
-    NOISE_HELP, add_discipline_argument, add_run_arguments, begin, machine_info, noise_arg, parse_rule_options,
-    short_label, write_csv,
+    AS_WRITTEN, NOISE_HELP, VARIANT_HELP, add_discipline_argument, add_run_arguments, begin, check_variants,
+    machine_info, noise_arg, parse_rule_options, short_label, write_csv,
 )
+
+
+# --- variants and shot files -------------------------------------------------------------------
+
+def evaluate_variants(discipline, specs, variants, *, rule_options=None, players=None, **kwargs) -> dict:
+    """``agents.arena.evaluate`` under the rules as written (with ``rule_options``) and under each
+    variant ((label, options), its options over those), the same players, layouts and noise draws:
+    the row lists of ``arena.evaluate``, every row labelled by its ``variant`` (``paired``: the
+    agents against the first within each variant), and ``paired_variants``: each variant against
+    the rules as written, per agent, inning by inning (``arena.paired_by``)."""
+    players = {} if players is None else players
+    out: dict = {}
+    for label, options in [(AS_WRITTEN, {})] + list(variants):
+        result = arena.evaluate(discipline, specs, rule_options={**(rule_options or {}), **options}, players=players,
+                                **kwargs)
+        out.setdefault("settings", result.pop("settings"))
+        for key, rows in result.items():
+            out.setdefault(key, []).extend({"variant": label, **r} for r in rows)
+    out["paired_variants"] = arena.paired_by(out["innings"], "variant")
+    out["settings"]["variants"] = [dict(name=label, options=options) for label, options in variants]
+    return out
+
+
+def noise_name(scale: float):
+    """A player profile's name for its noise scale (``agents.NOISE_PROFILES``), else the scale."""
+    return next((name for name, value in NOISE_PROFILES.items() if value == scale), scale)
+
+
+def save_shot_files(folder, result, count: int, argv=None) -> list[str]:
+    """For each of the first ``count`` innings, a shot file (``agents.shotfile.write``) of its
+    layout with every agent's first strike as planned (label: the agent, source "planned"; the
+    rules as written), the evaluation's noise and, under ``evaluation``, each agent's points in
+    that inning. A strike the shot file refuses (outside the cue's range) is left out and named
+    there. Returns the paths written."""
+    settings = result["settings"]
+    discipline = settings["discipline"]
+    ruleset, params = setup(discipline, settings["calibration"], **settings["rule_options"])
+    stored = None if settings["layouts"] == "random" else layouts.load(settings["layouts"], discipline)
+    _, games = arena.inning_starts(ruleset, params, settings["innings"], start=settings["start"],
+                                   seed=settings["seed"], layouts=stored)
+    games = index_tree(games, slice(0, count))
+    shots, innings = ([r for r in result[key] if r.get("variant", AS_WRITTEN) == AS_WRITTEN]
+                      for key in ("shots", "innings"))
+    first = {(r["row"], r["agent"]): r for r in shots if r["part"] == "inning" and r["shot"] == 0}
+    points = {(r["inning"], r["agent"]): r["points"] for r in innings}
+    paths = []
+    for g in range(count):
+        strikes, left_out = [], {}
+        for agent in settings["agents"]:
+            fields = {f: first[g, agent][f] for f in arena.SHOT_FIELDS}
+            try:
+                shotfile.make_shot(fields, params)
+                strikes.append(shotfile.Strike(**fields, label=agent, source="planned"))
+            except shotfile.ShotFileError as e:
+                left_out[agent] = str(e)
+        if not strikes:
+            continue
+        where = "random layouts" if stored is None else f"the {settings['layouts']} layouts"
+        path = os.path.join(folder, f"layout_{g:04d}.json")
+        shotfile.write(path, discipline, games.positions[g], strikes, cue_ball=int(games.cue_ball[g]),
+                       player=int(games.current_player[g]), noise=noise_name(settings["noise"]),
+                       notes=f"inning {g} of an evaluation from {where}: each agent's first strike as planned",
+                       provenance=shotfile.provenance("experiments.evaluate", argv, seed=settings["seed"]),
+                       extra=dict(evaluation=dict(layouts=settings["layouts"], inning=g,
+                                                  points={a: points[g, a] for a in settings["agents"]},
+                                                  **({"left_out": left_out} if left_out else {}))))
+        paths.append(path)
+    return paths
 
 
 # --- plots -------------------------------------------------------------------------------------
@@ -151,6 +230,12 @@ def build_parser():
     parser.add_argument("--max-game-shots", type=int, default=2000, help="a game is stopped after this many shots")
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                         help="a rule option (rules.make_rules), repeatable, e.g. --rule scoring_mode=2")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME:OPTION=VALUE,...",
+                        help=VARIANT_HELP + "; repeatable: each evaluated beside the rules as written, on the same "
+                             "layouts and noise draws (its options over --rule's)")
+    parser.add_argument("--save-shots", type=int, default=0, metavar="N",
+                        help="a shot file for each of the first N innings' layouts, every agent's first strike "
+                             "(under OUT/shots/)")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
     parser.add_argument("--calibration", default=None, choices=sorted(physics.CALIBRATIONS),
                         help="the physics' parameter set (default: the table's own; docs/physics.md section 6)")
@@ -165,6 +250,11 @@ def _starts(settings) -> str:
     return "random layouts" if settings.get("layouts", "random") == "random" else f"the {settings['layouts']} layouts"
 
 
+def _by_variant(rows) -> list:
+    """Rows for a figure: with variants, each agent's label followed by its variant's."""
+    return [dict(r, agent=f"{r['agent']} ({r['variant']})") if "variant" in r else r for r in rows]
+
+
 def write_results(out_dir, result, seconds, name="evaluate"):
     os.makedirs(out_dir, exist_ok=True)
     write_csv(os.path.join(out_dir, "summary.csv"), result["summary"])
@@ -172,10 +262,13 @@ def write_results(out_dir, result, seconds, name="evaluate"):
     write_csv(os.path.join(out_dir, "shots.csv"), result["shots"])
     if result["paired"]:
         write_csv(os.path.join(out_dir, "paired.csv"), result["paired"])
+    variants = {"paired_variants": result["paired_variants"]} if "paired_variants" in result else {}
+    if variants:
+        write_csv(os.path.join(out_dir, "paired_variants.csv"), result["paired_variants"])
     write_csv(os.path.join(out_dir, "games.csv"), result["games"])
     write_csv(os.path.join(out_dir, "games_summary.csv"), result["games_summary"])
     settings = result["settings"]
-    summary = dict(settings=settings, summary=result["summary"], paired=result["paired"],
+    summary = dict(settings=settings, summary=result["summary"], paired=result["paired"], **variants,
                    games_summary=result["games_summary"],
                    games=result["games"], execution_noise_std=ExecutionNoise(settings["noise"]).describe(),
                    machine=machine_info(), seconds=seconds)
@@ -183,11 +276,11 @@ def write_results(out_dir, result, seconds, name="evaluate"):
         json.dump(summary, f, indent=2, default=float)
     where = f"{settings['discipline']}, noise {settings['noise']:g}"
     if result["summary"]:
-        plot_innings(os.path.join(out_dir, f"{name}.png"), result["summary"],
+        plot_innings(os.path.join(out_dir, f"{name}.png"), _by_variant(result["summary"]),
                      f"{where}: {settings['innings']} innings from {_starts(settings)}, "
                      f"at most {settings['max_shots']} shots")
     if result["games_summary"]:
-        plot_games(os.path.join(out_dir, "games.png"), result["games_summary"],
+        plot_games(os.path.join(out_dir, "games.png"), _by_variant(result["games_summary"]),
                    f"{where}: {settings['games']} games to {settings['distance']}")
 
 
@@ -202,8 +295,15 @@ def main(argv=None):
         setup(args.discipline, **options, **({} if args.distance is None else dict(distance=args.distance)))
     except (AgentSpecError, ValueError) as e:
         parser.error(str(e))
+    try:
+        variants = check_variants(args.variant, args.discipline, **options)
+    except ValueError as e:
+        parser.error(f"--variant: {e}")
     if args.innings < 0 or args.games < 0 or args.innings + args.games == 0:
         parser.error("ask for some --innings or --games")
+    if not 0 <= args.save_shots <= args.innings:
+        parser.error(f"--save-shots saves the layouts of the innings played: 0 to --innings ({args.innings}), "
+                     f"got {args.save_shots}")
     if args.max_shots < 1 or args.max_game_shots < 1 or args.batch < 1 or args.noise < 0:
         parser.error("--max-shots, --max-game-shots and --batch must be >= 1, --noise >= 0")
     if args.layouts != "random":
@@ -214,23 +314,33 @@ def main(argv=None):
             parser.error(f"--layouts {args.layouts} holds {held} layouts of {args.discipline}: "
                          f"--innings {held} at most")
     t0 = time.perf_counter()
+    run = dict(innings=args.innings, start=args.start, max_shots=args.max_shots, games=args.games,
+               opponent=args.opponent, distance=args.distance, max_game_shots=args.max_game_shots, rule_options=options,
+               noise=args.noise, batch=args.batch, search_shots=args.search_shots, seed=args.seed,
+               progress=not args.no_progress, calibration=args.calibration, layouts=args.layouts)
     try:
-        result = arena.evaluate(args.discipline, args.agents, innings=args.innings, start=args.start,
-                          max_shots=args.max_shots, games=args.games, opponent=args.opponent,
-                          distance=args.distance, max_game_shots=args.max_game_shots, rule_options=options,
-                          noise=args.noise, batch=args.batch, search_shots=args.search_shots, seed=args.seed,
-                          progress=not args.no_progress, calibration=args.calibration, layouts=args.layouts)
+        if variants:
+            result = evaluate_variants(args.discipline, args.agents, variants, **run)
+        else:
+            result = arena.evaluate(args.discipline, args.agents, **run)
     except AgentSpecError as e:
         parser.error(str(e))
     seconds = time.perf_counter() - t0
     write_results(args.out, result, seconds)
-    for r in result["summary"]:
+    if args.save_shots:
+        saved = save_shot_files(os.path.join(args.out, "shots"), result, args.save_shots, argv)
+        print(f"{len(saved)} shot files under {os.path.join(args.out, 'shots')}/")
+    for r in _by_variant(result["summary"]):
         print(f"{r['agent']}: {r['points_per_inning']:.2f} points per inning [{r['points_low']:.2f}, "
               f"{r['points_high']:.2f}], success {r['success_rate']:.3f}, fouls {r['foul_rate']:.3f}, "
               f"{r['shots_per_inning']:.2f} shots per inning, {r['seconds_per_decision']:.3g} s per decision")
     for r in result["paired"]:
-        print(f"paired, {r['agent']} - {r['against']}: {r['points_difference']:+.2f} points per inning "
-              f"[{r['points_low']:+.2f}, {r['points_high']:+.2f}] over the same {r['innings']} innings "
+        print(f"paired, {r['agent']} - {r['against']}{' (' + r['variant'] + ')' if 'variant' in r else ''}: "
+              f"{r['points_difference']:+.2f} points per inning [{r['points_low']:+.2f}, {r['points_high']:+.2f}] "
+              f"over the same {r['innings']} innings (more in {r['more']}, fewer in {r['fewer']})")
+    for r in result.get("paired_variants", []):
+        print(f"variant {r['variant']} - {r['against']}, {r['agent']}: {r['points_difference']:+.2f} points per "
+              f"inning [{r['points_low']:+.2f}, {r['points_high']:+.2f}] over the same {r['innings']} innings "
               f"(more in {r['more']}, fewer in {r['fewer']})")
     for r in result["games_summary"]:
         print(f"games {r['evaluated']} ({r['agent']}): {r['finished']}/{r['games']} finished, "

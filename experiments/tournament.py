@@ -5,11 +5,15 @@ discipline's distance (``--distance`` lowers it) or at most ``--max-game-shots``
 game is "unfinished" and left out of the ratings), as ``agents.arena.run_games`` plays them: the
 first agent of the pair (in the order of ``--agents``) is player 0 and breaks the even-numbered
 games, the other the odd ones, so an even ``--games`` gives each the break equally often (an odd
-one gives player 0 one break more). Every pair plays the same game keys (``--seed``): each
-pairing meets the same noise draws, shot for shot (common random numbers). Shots are played with
-``--noise`` times the standard execution noise, or a player's own (a spec ending in ``@NOISE``:
-``search@club``, ``geometric@0.5``); plug-in agents (``plugin:MODULE.CLASS``) play like any
-other (docs/agents.md section 7).
+one gives player 0 one break more). ``--openings bench-v1``: game g starts from the stored layout
+g // 2 instead (``billiards_env.layouts``, as ``experiments.evaluate --layouts``), player g % 2
+to shoot first, his cue ball where the set's shooter's lies (``agents.arena.opening_states``): each
+opening is played twice, each side first once. ``--variant NAME:OPTION=VALUE,...`` (as
+``experiments.rule_variants`` takes it) changes the rules of every game. Every pair plays the same
+game keys (``--seed``) and openings: each pairing meets the same noise draws, shot for shot
+(common random numbers). Shots are played with ``--noise`` times the standard execution noise,
+or a player's own (a spec ending in ``@NOISE``: ``search@club``, ``geometric@0.5``); plug-in
+agents (``plugin:MODULE.CLASS``) play like any other (docs/agents.md section 7).
 
 Ratings: Bradley-Terry on the Elo scale, the field's average 0, fitted to the finished games (a
 draw half a win each) with one virtual draw per agent against an average opponent, and 95 %
@@ -24,6 +28,8 @@ per-agent rows and ratings), ``results.md`` (both tables; printed at the end) an
     python -m experiments.tournament --discipline three_cushion --agents geometric policy search --games 20
     python -m experiments.tournament --discipline one_cushion --games 10 --distance 5 \\
         --agents random geometric@club plugin:agents.plugin_example.NearestBall
+    python -m experiments.tournament --agents geometric policy --openings bench-v1 --games 40 \\
+        --distance 5 --variant two:cushions_required=2
 """
 from __future__ import annotations
 
@@ -39,13 +45,15 @@ from tqdm.auto import tqdm
 from agents import ExecutionNoise, arena, ratings
 from agents.specs import SPEC_HELP, AgentSpecError, check_discipline, parse_agent_spec
 from agents.stats import ratio_ci
-from billiards_env import setup
+from billiards_env import layouts, setup
 from billiards_env.params import DEFAULT_NOISE
 from experiments.common import (
-    NOISE_HELP, add_discipline_argument, add_run_arguments, begin, machine_info, noise_arg, short_label, write_csv,
+    NOISE_HELP, VARIANT_HELP, add_discipline_argument, add_run_arguments, begin, check_variants, machine_info,
+    noise_arg, short_label, write_csv,
 )
 
 RESAMPLES = 1000  # bootstrap resamples of the ratings' intervals
+OPENINGS = ("start",) + layouts.STORED  # where the games start: the break, or a stored set's layouts
 GAME_COLUMNS = ("discipline", "pair", "game", "player0", "player1", "breaker", "winner_agent", "score0", "score1",
                 "innings0", "innings1", "high_run0", "high_run1", "finished")
 
@@ -73,18 +81,29 @@ def game_records(discipline: str, pair: int, game_rows, inning_rows) -> list[dic
     return out
 
 
+def rules_of(discipline: str, distance=None, rule_options=None):
+    """(rules, physics) of the games: the discipline with the rule options (a variant's) and the
+    distance, when given (it replaces the options' own)."""
+    return setup(discipline, **{**(rule_options or {}), **({} if distance is None else dict(distance=distance))})
+
+
 def round_robin(discipline: str, players, games: int, *, distance=None, max_game_shots: int = 2000,
-                noise: float = DEFAULT_NOISE, seed: int = 0, batch: int = arena.BATCH, progress: bool = True):
+                noise: float = DEFAULT_NOISE, seed: int = 0, batch: int = arena.BATCH, progress: bool = True,
+                openings: str = "start", rule_options=None):
     """Every unordered pair of ``players`` (``arena.Player``s, made once so that their compiled
-    functions serve every pair) plays ``games`` games with the same game keys. Returns the game
-    records (``game_records``)."""
-    ruleset, params = setup(discipline, **({} if distance is None else dict(distance=distance)))
+    functions serve every pair) plays ``games`` games with the same game keys and openings
+    (``OPENINGS``: the break, or a stored set's layouts, ``arena.opening_states``), under the
+    discipline's rules with ``rule_options``. Returns the game records (``game_records``)."""
+    ruleset, params = rules_of(discipline, distance, rule_options)
+    starts = None
+    if openings != "start":
+        starts = arena.opening_states(ruleset, params, layouts.load(openings, discipline), games)
     records = []
     pairs = list(itertools.combinations(players, 2))
     for pair, (first, second) in enumerate(tqdm(pairs, desc="pairs", unit="pair", disable=not progress)):
         game_rows, inning_rows, _ = arena.run_games([first, second], ruleset, params, games, noise=noise,
                                                     max_shots=max_game_shots, seed=seed, batch=batch,
-                                                    progress=progress)
+                                                    progress=progress, openings=starts)
         records += game_records(discipline, pair, game_rows, inning_rows)
     return records
 
@@ -117,7 +136,8 @@ def _number(value: float, digits: int = 2) -> str:
     return "n/a" if not np.isfinite(value) else f"{value:.{digits}f}"
 
 
-def _interval(value: float, low: float, high: float, digits: int = 2, scale: float = 1.0) -> str:
+def interval_text(value: float, low: float, high: float, digits: int = 2, scale: float = 1.0) -> str:
+    """``value [low, high]`` times ``scale`` to ``digits`` decimals ("n/a" for no value)."""
     if not np.isfinite(value):
         return "n/a"
     ends = ", ".join(_number(scale * x, digits) for x in (low, high))
@@ -128,8 +148,23 @@ def _elo(value: float) -> str:
     return f"{int(round(value)):+d}"  # never "-0"
 
 
-def _table(head, rows) -> list[str]:
+def markdown_table(head, rows) -> list[str]:
+    """A markdown table's lines: the head, then one line per row (strings)."""
     return ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def conditions(settings) -> str:
+    """Where the games started and under which rules, in words (empty for the break and the rules
+    as written)."""
+    words = []
+    if settings.get("openings", "start") != "start":
+        words.append(f"Openings: the {settings['openings']} layouts, game g from layout g // 2 with player g % 2 "
+                     "shooting first (each opening played twice, each side first once).")
+    variant = settings.get("variant")
+    if variant:
+        options = ", ".join(f"{k}={v}" for k, v in variant["options"].items())
+        words.append(f"Rules: the variant {variant['name']} ({options}) in every game, not the rules as written.")
+    return " ".join(words)
 
 
 def markdown(standings, rated, settings) -> str:
@@ -138,19 +173,30 @@ def markdown(standings, rated, settings) -> str:
              f"{len(rated)} agents, {settings['games']} games a pair to {settings['distance']} points (at most "
              f"{settings['max_game_shots']} shots a game), execution noise {settings['noise']:g} unless the agent "
              f"names its own, seed {settings['seed']}.", ""]
-    lines += _table(("agent", "games", "wins", "win rate (%)", "points for", "points against", "general average",
-                     "best run"),
-                    [(r["agent"], str(r["games"]), str(r["wins"]), _interval(r["win_rate"], r["win_low"],
-                                                                                r["win_high"], 1, 100.0),
-                      str(r["points_for"]), str(r["points_against"]),
-                      _interval(r["general_average"], r["average_low"], r["average_high"], 3), str(r["best_run"]))
-                     for r in standings])
-    lines += ["", "Ratings: Bradley-Terry on the Elo scale (the field's average 0; 400 points are odds of 10 to 1), "
-              "finished games, one virtual draw each against an average opponent, 95 % bootstrap intervals.", ""]
-    lines += _table(("rank", "agent", "rating", "95 % interval", "finished games", "wins", "draws"),
-                    [(str(i + 1), r["agent"], _elo(r["rating"]), f"[{_elo(r['low'])}, {_elo(r['high'])}]",
-                      str(r["games"]), str(r["wins"]), str(r["draws"])) for i, r in enumerate(rated)])
+    if conditions(settings):
+        lines += [conditions(settings), ""]
+    lines += standings_table(standings) + [""] + ratings_table(rated)
     return "\n".join(lines) + "\n"
+
+
+def standings_table(standings) -> list[str]:
+    """The agents' table (markdown lines), in the order given."""
+    head = ("agent", "games", "wins", "win rate (%)", "points for", "points against", "general average", "best run")
+    return markdown_table(head, [
+        (r["agent"], str(r["games"]), str(r["wins"]),
+         interval_text(r["win_rate"], r["win_low"], r["win_high"], 1, 100.0), str(r["points_for"]),
+         str(r["points_against"]), interval_text(r["general_average"], r["average_low"], r["average_high"], 3),
+         str(r["best_run"]))
+        for r in standings])
+
+
+def ratings_table(rated) -> list[str]:
+    """The ratings' note and table (markdown lines), best first."""
+    lines = ["Ratings: Bradley-Terry on the Elo scale (the field's average 0; 400 points are odds of 10 to 1), "
+             "finished games, one virtual draw each against an average opponent, 95 % bootstrap intervals.", ""]
+    return lines + markdown_table(("rank", "agent", "rating", "95 % interval", "finished games", "wins", "draws"),
+                                  [(str(i + 1), r["agent"], _elo(r["rating"]), f"[{_elo(r['low'])}, {_elo(r['high'])}]",
+                                    str(r["games"]), str(r["wins"]), str(r["draws"])) for i, r in enumerate(rated)])
 
 
 def plot_ratings(path, rated, title):
@@ -190,25 +236,48 @@ def build_parser():
     parser.add_argument("--max-game-shots", type=int, default=2000, help="a game is stopped after this many shots")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE,
                         help=NOISE_HELP + " (default 1), for the players without @NOISE")
+    parser.add_argument("--openings", choices=OPENINGS, default="start",
+                        help="where the games start: the break (default), or a stored layout set's layouts, "
+                             "game g from layout g // 2, each side shooting first once")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME:OPTION=VALUE,...",
+                        help=VARIANT_HELP + "; once at most: the rules of every game")
     add_run_arguments(parser, "results/tournament/DISCIPLINE")
     parser.set_defaults(out=None)
     return parser
 
 
 def check_arguments(parser, args) -> list[str]:
-    """The agents' labels, every argument checked before any work (parser.error otherwise)."""
+    """The agents' labels, every argument checked before any work (parser.error otherwise); sets
+    ``args.variant`` to None or {name, options}."""
     if len(args.agents) < 2:
         parser.error("a round robin needs at least two --agents")
     try:
         labels = [parse_agent_spec(spec).text for spec in args.agents]
-        setup(args.discipline, **({} if args.distance is None else dict(distance=args.distance)))
+        rules_of(args.discipline, args.distance)
     except (AgentSpecError, ValueError) as e:
         parser.error(str(e))
+    if len(args.variant) > 1:
+        parser.error(f"--variant changes the rules of every game: give it once, got {len(args.variant)}")
+    try:
+        variants = check_variants(args.variant, args.discipline)
+        for _, options in variants:
+            rules_of(args.discipline, args.distance, options)
+    except ValueError as e:
+        parser.error(f"--variant: {e}")
+    args.variant = dict(name=variants[0][0], options=variants[0][1]) if variants else None
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:
         parser.error(f"each agent plays once: {', '.join(twice)} given more than once")
     if args.games < 1 or args.max_game_shots < 1 or args.batch < 1:
         parser.error("--games, --max-game-shots and --batch must be >= 1")
+    if args.openings != "start":
+        try:
+            held = len(layouts.load(args.openings, args.discipline).positions)
+        except (ValueError, FileNotFoundError) as e:
+            parser.error(f"--openings {args.openings}: {e}")
+        if args.games > 2 * held:
+            parser.error(f"--openings {args.openings} holds {held} layouts of {args.discipline}: --games {2 * held} "
+                         "at most (each layout twice)")
     return labels
 
 
@@ -249,16 +318,18 @@ def main(argv=None):
     out = args.out or os.path.join("results", "tournament", args.discipline)
     players = make_players(parser, args)
     t0 = time.perf_counter()
+    options = args.variant["options"] if args.variant else None
     records = round_robin(args.discipline, players, args.games, distance=args.distance,
                           max_game_shots=args.max_game_shots, noise=args.noise, seed=args.seed, batch=args.batch,
-                          progress=not args.no_progress)
+                          progress=not args.no_progress, openings=args.openings, rule_options=options)
     rated = rate_games(labels, records, seed=args.seed)
     order = {r["agent"]: i for i, r in enumerate(rated)}
     standings = sorted((dict(standing(p.label, records), noise=args.noise if p.noise is None else p.noise,
                              **p.timing()) for p in players), key=lambda r: order[r["agent"]])
     settings = dict(discipline=args.discipline, agents=labels, games=args.games,
                     distance=int(records[0]["distance"]), max_game_shots=args.max_game_shots, noise=args.noise,
-                    seed=args.seed, batch=args.batch, search_shots=args.search_shots, resamples=RESAMPLES)
+                    seed=args.seed, batch=args.batch, search_shots=args.search_shots, resamples=RESAMPLES,
+                    openings=args.openings, variant=args.variant)
     seconds = time.perf_counter() - t0
     print(write_results(out, records, standings, rated, settings, seconds))
     print(f"wrote {out}/ in {seconds:.0f} s")

@@ -1,6 +1,8 @@
 """The round robin (``experiments.tournament``): its arguments refused before any work, its tables
-from known games, the shots of a player with a noise of its own (``agents.arena.step_seats``), and
-a tiny one-cushion round robin end to end with a plug-in agent and a club player.
+from known games, the shots of a player with a noise of its own (``agents.arena.step_seats``), the
+openings from a stored layout set (``agents.arena.opening_states``), and tiny round robins end to
+end: one-cushion with a plug-in agent and a club player, three-cushion from the bench-v1 openings
+under a rule variant.
 
 The games run as the evaluation tests' do (tests/commands/test_experiments.py): batches padded to
 ``BATCH`` rows, planning calls of ``BATCH`` states, so that they share its compiled programs.
@@ -17,7 +19,7 @@ import pytest
 from agents import NOISE_PROFILES, arena
 from agents.base import index_tree
 from agents.plugin_example import NearestBall
-from billiards_env import setup
+from billiards_env import layouts, setup
 from experiments import tournament
 
 BATCH = 8
@@ -53,6 +55,11 @@ def test_bad_agents_are_refused_before_any_game(agents, words, monkeypatch, caps
 
 @pytest.mark.parametrize("extra, words", [
     (["--games", "0"], "--games"), (["--distance", "0"], "distance"), (["--noise", "pro"], "profile"),
+    (["--openings", "bench-v2"], "choose from 'start', 'bench-v1'"),
+    (["--openings", "bench-v1", "--games", "2001"], "--games 2000 at most"),
+    (["--variant", "two"], "NAME:OPTION=VALUE"),
+    (["--variant", "two:cushions=2"], "valid: countdown_from, cushions_required, distance"),
+    (["--variant", "a:cushions_required=2", "--variant", "b:cushions_required=1"], "give it once"),
 ])
 def test_bad_settings_are_refused(extra, words, capsys, tmp_path):
     with pytest.raises(SystemExit):
@@ -88,6 +95,42 @@ def test_high_runs_and_standings_from_known_games():
     text = tournament.markdown([a, b], rated, dict(discipline="one_cushion", games=3, distance=3, max_game_shots=9,
                                                    noise=1.0, seed=0))
     assert "| a | 3 | 1 | 50.0 [" in text and "| 1 | a | +0 | [" in text
+
+
+# --- the openings ------------------------------------------------------------------------------
+
+def test_each_side_shoots_first_once_from_each_opening_and_every_pair_meets_the_same(monkeypatch):
+    """Game g starts from bench-v1 layout g // 2 with player g % 2 to shoot: player 0 as the set
+    draws it, player 1 with his ball (the yellow) where the set's cue ball lies. Every pair gets
+    the same openings; the break (the default) passes none."""
+    ruleset, params = setup("three_cushion")
+    stored = layouts.load("bench-v1", "three_cushion")
+    states = arena.opening_states(ruleset, params, stored, 4)
+    assert list(states.current_player) == list(states.cue_ball) == [0, 1, 0, 1]
+    for g in range(4):
+        layout = stored.positions[g // 2]
+        expected = layout if g % 2 == 0 else layout[[1, 0, 2]]
+        assert np.array_equal(states.positions[g], expected), g
+    assert list(states.innings[:, 0]) == [1, 0, 1, 0]
+    with pytest.raises(ValueError, match="2000 games at most"):
+        arena.opening_states(ruleset, params, stored, 2001)
+
+    given = []
+
+    def fake_run_games(players, ruleset, params, n, **kwargs):
+        given.append(kwargs["openings"])
+        return [game(g, players[0].label, players[1].label, players[0].label, (1, 0), (1, 1)) for g in range(n)], [], []
+
+    monkeypatch.setattr(arena, "run_games", fake_run_games)
+    players = [arena.Player(label, None, BATCH) for label in ("a", "b", "c")]
+    tournament.round_robin("three_cushion", players, 4, openings="bench-v1", progress=False)
+    assert len(given) == 3
+    for opening in given:
+        assert np.array_equal(opening.positions, states.positions)
+        assert list(opening.current_player) == [0, 1, 0, 1]
+    given.clear()
+    tournament.round_robin("three_cushion", players[:2], 4, progress=False)
+    assert given == [None]
 
 
 # --- a player's own noise ------------------------------------------------------------------------
@@ -143,6 +186,50 @@ def test_an_exact_player_plays_its_shots_as_planned_beside_a_noisy_one():
 
 
 # --- end to end ----------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_games_start_from_their_openings_and_the_break_stays_the_default(monkeypatch):
+    """run_games plays from the opening states given (the first round's states are theirs), and
+    without them exactly as with the starting position passed in (the default unchanged)."""
+    hungarian = arena.opening_states(*setup("hungarian_1000"), layouts.load("bench-v1", "hungarian_1000"), 4)
+    assert np.array_equal(hungarian.positions[1], hungarian.positions[0])  # both play the red: no swap (H-3.1)
+    assert list(hungarian.cue_ball) == [0, 0, 0, 0] and list(hungarian.current_player) == [0, 1, 0, 1]
+    ruleset, params = setup("one_cushion", distance=2)
+    players = [arena.Player("near", NearestBall(), BATCH), arena.Player("near2", NearestBall(), BATCH)]
+    openings = arena.opening_states(ruleset, params, layouts.load("bench-v1", "one_cushion"), 4)
+    first_round = []
+    play_round = arena.play_round
+
+    def spy(players, seats, env, env_params, states, keys, batch):
+        if not first_round:
+            first_round.append(np.array(states.game.positions))
+        return play_round(players, seats, env, env_params, states, keys, batch)
+
+    monkeypatch.setattr(arena, "play_round", spy)
+    games, _, _ = arena.run_games(players, ruleset, params, 4, max_shots=4, batch=BATCH, progress=False,
+                                  openings=openings)
+    assert np.array_equal(first_round[0], openings.positions)
+    assert [g["breaker"] for g in games] == [0, 1, 0, 1]
+    keys = arena.row_keys(0, 3, 4)
+    start = arena.first_states(ruleset, params, 4, "start", keys, np.arange(4) % 2)
+    default = arena.run_games(players, ruleset, params, 4, max_shots=4, batch=BATCH, progress=False)
+    given = arena.run_games(players, ruleset, params, 4, max_shots=4, batch=BATCH, progress=False, openings=start)
+    assert default == given
+
+
+@pytest.mark.slow
+def test_a_round_robin_from_the_bench_openings_under_a_variant(tmp_path):
+    out = tmp_path / "rr"
+    tournament.main(["--discipline", "three_cushion", "--agents", "random", EXAMPLE, "--games", "4", "--distance", "1",
+                     "--max-game-shots", "6", "--openings", "bench-v1", "--variant", "two:cushions_required=2",
+                     "--out", str(out), *SMALL])
+    games = read_csv(out / "games.csv")
+    assert [g["breaker"] for g in games] == ["0", "1", "0", "1"]
+    settings = json.loads((out / "summary.json").read_text())["settings"]
+    assert settings["openings"] == "bench-v1"
+    assert settings["variant"] == {"name": "two", "options": {"cushions_required": 2}}
+    text = (out / "results.md").read_text()
+    assert "Openings: the bench-v1 layouts" in text and "the variant two (cushions_required=2) in every game" in text
 
 @pytest.mark.slow
 def test_a_tiny_round_robin_writes_its_games_tables_and_ratings(tmp_path, capsys):
