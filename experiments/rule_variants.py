@@ -127,14 +127,8 @@ def variant_group(discipline: str, variants) -> dict:
 
 def paired_settings(inning_rows, group: str) -> list[dict]:
     """Per agent, each setting of ``group`` after its first against the first: points per inning,
-    inning by inning (``agents.arena.paired_differences`` over the settings)."""
-    mine = [r for r in inning_rows if r["group"] == group]
-    out = []
-    for agent in dict.fromkeys(r["agent"] for r in mine):
-        rows = [dict(r, agent=r["setting"]) for r in mine if r["agent"] == agent]
-        for d in arena.paired_differences(rows):
-            out.append(dict(group=group, agent=agent, setting=d.pop("agent"), **d))
-    return out
+    inning by inning (``agents.arena.paired_by`` over the settings)."""
+    return [dict(group=group, **r) for r in arena.paired_by([r for r in inning_rows if r["group"] == group], "setting")]
 
 
 # --- run lengths and matches --------------------------------------------------------------------
