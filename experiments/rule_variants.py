@@ -67,8 +67,8 @@ from agents import arena
 from agents.specs import SPEC_HELP, AgentSpecError, check_discipline, parse_agent_spec
 from agents.stats import bounded_mean_ci, mean_ci, ratio_ci, wilson
 from billiards_env import setup
-from experiments.common import (NOISE_HELP, add_discipline_argument, add_run_arguments, begin, machine_info, noise_arg,
-                                parse_variant, short_label, write_csv)
+from experiments.common import (NOISE_HELP, add_discipline_argument, add_run_arguments, begin, check_variants,
+                                machine_info, noise_arg, short_label, write_csv)
 from experiments.tournament import high_runs
 
 # group -> (title, [(setting label, discipline, rule options)])
@@ -519,14 +519,9 @@ def main(argv=None):
     table, groups = dict(GROUPS), args.groups
     if args.variant:
         try:
-            variants = [parse_variant(text) for text in args.variant]
-            for _, options in variants:
-                setup(args.discipline, **options)
+            variants = check_variants(args.variant, args.discipline)
         except ValueError as e:
             parser.error(f"--variant: {e}")
-        labels = [label for label, _ in variants]
-        if len(set(labels)) < len(labels) or "as written" in labels:
-            parser.error(f"--variant labels must differ from each other and from 'as written', got {labels}")
         table.update(variant_group(args.discipline, variants))
         groups = (groups or []) + ["variants"]
     elif groups is None:
