@@ -145,6 +145,12 @@ def noise_scale(value) -> float:
     return scale
 
 
+def profile_of(scale: float) -> str | None:
+    """The name of the player profile whose noise scale is ``scale`` (``NOISE_PROFILES``), or None:
+    ``noise_scale``'s inverse, for results that name the noise they were made under."""
+    return next((name for name, value in NOISE_PROFILES.items() if value == scale), None)
+
+
 @dataclasses.dataclass(frozen=True)
 class ExecutionNoise:
     """The execution noise at ``scale`` times the standard deviations of docs/physics.md section 6

@@ -62,8 +62,8 @@ import time
 import numpy as np
 
 import physics
-from agents import NOISE_PROFILES, ExecutionNoise, arena, shotfile
-from agents.base import index_tree
+from agents import ExecutionNoise, arena, shotfile
+from agents.base import index_tree, profile_of
 from agents.specs import SPEC_HELP, AgentSpecError, parse_agent_spec
 from billiards_env import layouts, setup
 from billiards_env.params import DEFAULT_NOISE
@@ -96,7 +96,8 @@ def evaluate_variants(discipline, specs, variants, *, rule_options=None, players
 
 def noise_name(scale: float):
     """A player profile's name for its noise scale (``agents.NOISE_PROFILES``), else the scale."""
-    return next((name for name, value in NOISE_PROFILES.items() if value == scale), scale)
+    name = profile_of(scale)
+    return scale if name is None else name
 
 
 def save_shot_files(folder, result, count: int, argv=None) -> list[str]:

@@ -61,7 +61,7 @@ import physics
 import rules
 from agents import ExecutionNoise, GeometricAgent, SearchAgent, shotfile
 from agents import robustness as rb
-from agents.base import NOISE_PROFILES, clip_shot
+from agents.base import clip_shot, profile_of
 from agents.states import random_state
 from agents.stats import wilson
 from billiards_env.params import DEFAULT_NOISE, setup
@@ -318,11 +318,6 @@ def find_candidates(args, discipline, ruleset, state, params, key, scale: float,
 
 
 # --- the report ------------------------------------------------------------------------------------
-
-def profile_of(scale: float) -> Optional[str]:
-    """The name of the player profile whose noise scale is ``scale`` (``NOISE_PROFILES``), or None."""
-    return next((k for k, v in NOISE_PROFILES.items() if v == scale), None)
-
 
 def profile_name(scale: float) -> str:
     """The noise in words: its profile's name and scale, or the scale."""
