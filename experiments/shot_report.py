@@ -184,7 +184,7 @@ class Layout:
     it is (JSON) and in words."""
 
     discipline: str
-    state: object
+    state: rules.GameState
     given: tuple
     noise: Optional[float]
     about: dict
@@ -202,6 +202,8 @@ def tracked_file(tracked: Tracked, out: str, argv=None) -> str:
     ``OUT/shot_<id>.json`` by experiments.reconstruct's writer."""
     if tracked.file is not None:
         return tracked.file
+    if tracked.shot_id is None:
+        raise ValueError("--tracked names neither a shot id nor a shot file")
     from experiments import reconstruct as rc
     from physics.tracking import DATA
     from physics.tracking.fit import reconstruct
@@ -544,11 +546,12 @@ def run(args, argv=None) -> dict:
         candidates=dict(search=sum(c.source == "search" for c in candidates),
                         model=sum(c.source == "model" for c in candidates), paths=len({p.route for p in paths[:n]})),
         options=options)
-    report["summary"] = summary_lines(report)
+    summary: list[str] = summary_lines(report)
+    report["summary"] = summary
     os.makedirs(args.out, exist_ok=True)
     strikes = [shotfile.Strike.of(s, label, o["source"]) for s, label, o in zip(shots, labels, options)]
     shotfile.write(os.path.join(args.out, "shots.json"), discipline, np.asarray(state.positions), strikes,
-                   cue_ball=cue, player=player, noise=scale, notes=" ".join(report["summary"]),
+                   cue_ball=cue, player=player, noise=scale, notes=" ".join(summary),
                    provenance=shotfile.provenance("experiments.shot_report", argv, seed=args.seed))
     replays = [dataclasses.replace(entries[i], label=label) for i, label in zip(rows, labels)]
     page = view.write_view(os.path.join(args.out, "report.html"), replays,
