@@ -14,8 +14,9 @@ teaches the rating of what it played (measured in docs/agents.md section 6).
 
 One update: every one of ``n_envs`` environments plays one shot (epsilon-greedy: with probability
 epsilon a valid candidate at random, else the best rated; epsilon falls linearly from
-``eps_start`` to ``eps_end`` over the first ``explore_fraction`` of the updates), the played
-candidates' features and targets go into a ring buffer of ``buffer`` samples, and
+``eps_start`` to ``eps_end`` over the first ``explore_fraction`` of the updates) and, with
+``plays`` above 1, ``plays - 1`` more candidates from the same position (vine sampling), the
+played candidates' features and targets go into a ring buffer of ``buffer`` samples, and
 ``gradient_steps`` Adam steps on minibatches of ``batch_size`` drawn from it follow (none before
 ``learning_starts`` samples). ``QConfig`` says what each setting changes.
 
@@ -33,6 +34,7 @@ those he hands the opponent), from the break to the end of the game.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -42,14 +44,16 @@ import optax
 from physics import devices
 from physics.simulate import DEFAULT_LANES
 from agents.jax_policy import JaxPolicyAgent, init_network, logits, mlp, value
+from agents.nets import mlp_apply
 from agents.jax_ppo import SCHEDULES, check_counts, learning_rate
 from billiards_env import lines as env_lines
 from billiards_env.functional import FunctionalEnv
 from billiards_env.modes import shooter_reward
 from billiards_env.observation import OBS_SIZE
-from billiards_env.runner import batch_step
+from billiards_env.runner import batch_play, batch_step
 
 
+LEAVES = ("best", "value")  # what rates a leave when gamma > 0: its best candidate, or the value head
 LOSSES = ("mse", "bce")  # the candidate scorer's loss: squared error, or logistic (rewards 0 or 1)
 MODES = ("shot", "inning", "game")  # the environment modes it learns from (discount 0 in each)
 
@@ -68,6 +72,16 @@ class QConfig:
     leaves when the same player shoots next (in "inning" mode with ``gamma`` 1, the points of the
     rest of the inning: position play), rated by the acting network when the sample is stored (a
     fixed target, stale by the buffer's age, which saves keeping every sample's next candidates).
+    ``leave``: what rates the leave: "best", the best rating of its candidates (its lines found
+    by the step); or "value", the value head's reading of its flat observation (the points the
+    position is worth, itself learnt towards the same targets: TD(0)), which needs no lines and so
+    rates the leaves of the extra ``plays`` too.
+    ``plays``: candidates played from each position an update (vine sampling, as TRPO's "vine"
+    rollouts restore the simulator's state): the epsilon-greedy one that moves the environment on,
+    and the ``plays - 1`` best rated of the others, each with probability epsilon a valid one at
+    random instead, played from the same position under their own noise and stored beside it.
+    Finding a position's lines costs about ten shots' physics, so each position then teaches
+    ``plays`` ratings for little more than the cost of one; ``n_envs * plays`` shots an update.
     All measured in docs/agents.md section 6.
     """
 
@@ -87,13 +101,21 @@ class QConfig:
     max_grad_norm: float = 1.0
     loss: str = "mse"
     gamma: float = 0.0
+    leave: str = "best"
+    plays: int = 1
     lanes: int = DEFAULT_LANES
 
     def __post_init__(self):
-        check_counts(self, ("n_envs", "gradient_steps", "batch_size", "buffer", "total_updates", "lanes"))
-        if self.buffer < self.n_envs:
-            raise ValueError(f"QConfig.buffer must hold at least one update's n_envs = {self.n_envs} samples, "
-                             f"got {self.buffer}")
+        check_counts(self, ("n_envs", "gradient_steps", "batch_size", "buffer", "total_updates", "plays", "lanes"))
+        if self.buffer < self.n_envs * self.plays:
+            raise ValueError(f"QConfig.buffer must hold at least one update's n_envs * plays = "
+                             f"{self.n_envs * self.plays} samples, got {self.buffer}")
+        if self.leave not in LEAVES:
+            raise ValueError(f"QConfig.leave must be one of {', '.join(LEAVES)}, got {self.leave!r}")
+        if self.plays > env_lines.COUNT or (self.plays > 1 and self.gamma > 0 and self.leave == "best"):
+            raise ValueError(f"QConfig.plays must be at most the {env_lines.COUNT} candidates, and 1 with gamma > 0 "
+                             f"and leave \"best\" (the extra plays' leaves are not viewed), got plays={self.plays}, "
+                             f"gamma={self.gamma}")
         if not (0.0 <= self.eps_end <= self.eps_start <= 1.0) or not (0.0 < self.explore_fraction <= 1.0):
             raise ValueError(f"QConfig needs 0 <= eps_end <= eps_start <= 1 and 0 < explore_fraction <= 1, got "
                              f"{self.eps_end}, {self.eps_start}, {self.explore_fraction}")
@@ -140,6 +162,21 @@ def choose(net, obs, key, eps):
     return jnp.where(explore, rand, greedy).astype(jnp.int32)
 
 
+def others(net, obs, key, eps, first, count: int):
+    """(n, count) more candidates to play beside ``first`` (n,) from the same positions: the
+    ``count`` best rated but ``first``, each with probability ``eps`` a valid one (any, when none
+    is valid) at random instead (``QConfig.plays``)."""
+    k_pick, k_coin = jax.random.split(key)
+    rated = logits(net, obs)
+    _, top = jax.lax.top_k(rated.at[jnp.arange(first.shape[0]), first].set(-jnp.inf), count)
+    _, mask = env_lines.split(obs)
+    valid = mask > 0.5
+    valid = valid | ~jnp.any(valid, -1, keepdims=True)
+    rand = jax.random.categorical(k_pick, jnp.where(valid, 0.0, -jnp.inf)[:, None, :], shape=top.shape)
+    explore = jax.random.uniform(k_coin, top.shape) < eps
+    return jnp.where(explore, rand, top).astype(jnp.int32)
+
+
 class CandidateQ:
     """The Q-learner on a "lines" ``FunctionalEnv`` in "shot", "inning" or two-player "game" mode
     with ``env_params`` (default: the env's ``default_params``); ``init``, ``update`` as
@@ -157,6 +194,7 @@ class CandidateQ:
         self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm),
                                      optax.adam(learning_rate(c.lr, c.lr_schedule, steps)))
         self._step = batch_step(env.config, c.lanes, autoreset=True, final_view=False)
+        self._play = batch_play(env.config, c.lanes)
         self._init_jit = jax.jit(self._init)
         self._update_jit = jax.jit(self._update)
 
@@ -169,7 +207,7 @@ class CandidateQ:
 
     @property
     def shots_per_update(self) -> int:
-        return self.config.n_envs
+        return self.config.n_envs * self.config.plays
 
     def agent(self, state: QState, env: dict | None = None, info: dict | None = None) -> JaxPolicyAgent:
         """The greedy policy as a planner (env: the environment settings for its sidecar)."""
@@ -195,10 +233,54 @@ class CandidateQ:
         v_loss = jnp.mean((v - mb["target"]) ** 2)
         return q_loss + v_loss, dict(q_loss=q_loss, value_loss=v_loss)
 
+    def imitate(self, state: QState, teacher, steps: int, lr: float = 1e-3) -> tuple[QState, float]:
+        """``state`` with the candidate scorer fitted, by ``steps`` Adam steps of squared error, to
+        ``teacher``'s ratings (``agents.nets`` layers over the same candidate features, e.g. a
+        success model's log-odds of a carom) of every valid candidate of ``n_envs`` fresh
+        positions a step: a policy that starts as the teacher ranks, for reinforcement fine-tuning.
+        The optimizer starts afresh; returns (state, the last step's loss)."""
+        if steps < 1:
+            raise ValueError(f"imitate needs at least 1 step, got {steps}")
+        fit = optax.adam(lr)
+        step = jax.jit(functools.partial(self._imitate_step, fit, teacher))
+        net, opt, key, loss = state.net, fit.init(state.net["pi"]), state.key, jnp.zeros(())
+        for _ in range(steps):
+            key, k_pos = jax.random.split(key)
+            net, opt, loss = step(net, opt, k_pos, self.env_params)
+        return state._replace(net=net, opt_state=self.optimizer.init(net), key=key), float(loss)
+
+    def _imitate_step(self, fit, teacher, net, opt, key, params):
+        positions = self.env.init_batch(jax.random.split(key, self.config.n_envs), params)
+        feats, mask = env_lines.split(positions.observation)
+        want = mlp_apply(teacher, feats)[..., 0]
+        valid = (mask > 0.5).astype(jnp.float32)
+
+        def loss(pi):
+            err = (mlp(pi, feats)[..., 0] - want) ** 2
+            return jnp.sum(err * valid) / jnp.maximum(jnp.sum(valid), 1.0)
+
+        value_, grads = jax.value_and_grad(loss)(net["pi"])
+        updates, opt = fit.update(grads, opt, net["pi"])
+        return dict(net, pi=optax.apply_updates(net["pi"], updates)), opt, value_
+
+    def _leave(self, net, before, after, seen):
+        """The worth of each position ``after`` leaves where the shooter plays on from it (else 0):
+        the best rating of its candidates in ``seen`` (its observation, lines found), or the
+        value head's reading of its flat part (``QConfig.leave``)."""
+        goes_on = ~after.done & (after.current_player == before.current_player)
+        if self.config.leave == "value":
+            worth = value(net, after.observation[:, :OBS_SIZE])
+        else:
+            worth = jnp.max(logits(net, seen), -1)
+        return jnp.where(goes_on, worth, 0.0)
+
     def _update(self, state: QState, params):
         """One update: a shot per environment, then the gradient steps: (QState, metrics)."""
         c = self.config
-        key, k_act, k_env, k_fit = jax.random.split(state.key, 4)
+        if c.plays > 1:
+            key, k_act, k_env, k_fit, k_more, k_play = jax.random.split(state.key, 6)
+        else:  # the draws of one play a position as they were before vine sampling
+            key, k_act, k_env, k_fit = jax.random.split(state.key, 4)
         obs = state.env_state.observation
         eps = epsilon(c, state.updates)
         action = choose(state.net, obs, k_act, eps)
@@ -206,15 +288,24 @@ class CandidateQ:
         official = shooter_reward(state.env_state, stepped)
         feats, _ = env_lines.split(obs)
         played = jnp.take_along_axis(feats, action[:, None, None], 1)[:, 0]
-        at = (state.filled % c.buffer + jnp.arange(c.n_envs)) % c.buffer
         target = official * c.reward_scale
         if c.gamma > 0:  # the leave's worth where the shooter plays on from it (not after a reset)
-            goes_on = ~stepped.done & (following.current_player == state.env_state.current_player)
-            leave = jnp.max(logits(state.net, following.observation), -1)
-            target = target + c.gamma * jnp.where(goes_on, leave, 0.0)
+            target = target + c.gamma * self._leave(state.net, state.env_state, stepped, following.observation)
         new = {"features": played, "obs": obs[:, :OBS_SIZE], "target": target}
+        if c.plays > 1:  # the same positions again, the others' outcomes only
+            more = others(state.net, obs, k_more, eps, action, c.plays - 1).reshape(-1)
+            again = jax.tree_util.tree_map(lambda x: jnp.repeat(x, c.plays - 1, 0), state.env_state)
+            outcome = self._play(again, more, jax.random.split(k_play, more.shape[0]), params)
+            rows = jnp.repeat(jnp.arange(c.n_envs), c.plays - 1)
+            extra = {"features": feats[rows, more], "obs": obs[rows, :OBS_SIZE],
+                     "target": shooter_reward(again, outcome) * c.reward_scale}
+            if c.gamma > 0:
+                extra["target"] += c.gamma * self._leave(state.net, again, outcome, outcome.observation)
+            new = {name: jnp.concatenate([new[name], extra[name]]) for name in new}
+        size = c.n_envs * c.plays
+        at = (state.filled % c.buffer + jnp.arange(size)) % c.buffer
         replay = {name: state.replay[name].at[at].set(new[name].astype(jnp.float32)) for name in new}
-        filled = state.filled + c.n_envs  # samples ever stored; the buffer holds min(filled, buffer)
+        filled = state.filled + size  # samples ever stored; the buffer holds min(filled, buffer)
         held = jnp.minimum(filled, c.buffer)
         learn = filled >= c.learning_starts
 
@@ -236,4 +327,4 @@ class CandidateQ:
                       filled), metrics
 
 
-__all__ = ["LOSSES", "MODES", "CandidateQ", "QConfig", "QState", "choose", "epsilon"]
+__all__ = ["LEAVES", "LOSSES", "MODES", "CandidateQ", "QConfig", "QState", "choose", "epsilon", "others"]

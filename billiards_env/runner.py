@@ -72,6 +72,21 @@ def _view_after_reset(cfg: Config, following, params):
     return replace(following, observation=obs, candidates=candidates)
 
 
+def _stepped(cfg: Config, lanes: int):
+    """The batched transition with a key per environment and no reset, split over the devices."""
+    ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
+    return devices.split_batch(lambda s, a, k, p: transition(cfg, s, a, k, p, ops)[0], (True, True, True, False))
+
+
+def batch_play(cfg: Config, lanes: int = DEFAULT_LANES):
+    """The pure batched step that only plays: ``play(states, actions, keys, params) -> State as
+    the step left it``, keys (B, 2), no reset and no lines found for the positions left. For a
+    learner that reads the outcomes of extra plays from positions it restored
+    (``agents.jax_dqn``'s ``plays``), where finding the leaves' lines would cost ten times the
+    shot."""
+    return _stepped(dataclasses.replace(cfg, final_view=False), lanes)
+
+
 def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True, final_view: bool = True):
     """The pure batched step with the batch's automatic reset, for callers that trace it inside
     their own ``jit`` (``agents.jax_ppo``): ``step(states, actions, key, params) -> (State after
@@ -86,8 +101,7 @@ def batch_step(cfg: Config, lanes: int = DEFAULT_LANES, autoreset: bool = True, 
     cfg = dataclasses.replace(cfg, final_view=final_view or not defer)
     if defer:
         fresh_cfg = cfg
-    ops = make_ops(cfg, batched=True, staged=False, lanes=lanes)
-    stepped_of = devices.split_batch(lambda s, a, k, p: transition(cfg, s, a, k, p, ops)[0], (True, True, True, False))
+    stepped_of = _stepped(cfg, lanes)
 
     def step(states, actions, key, params):
         k_step, k_reset = jax.random.split(key)

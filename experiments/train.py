@@ -82,10 +82,11 @@ ALGOS = ("ppo", "sac", "dqn")
 SHAPINGS = ("none", "carom")
 EVAL_BATCH = 500  # evaluation shots are played in padded batches of this size (one compilation)
 # Per algorithm (and form): n_envs, learning rate, minibatch size, ... (docs/training.md).
-COMMON = dict(n_steps=8, epochs=10, lr_schedule="linear", net="64,64")
+COMMON = dict(n_steps=8, epochs=10, lr_schedule="linear", net="64,64", gradient_steps=8, buffer=200_000, plays=1)
 DEFAULTS = {"ppo": dict(COMMON, n_envs=512, lr=1e-3, batch_size=512),
             "sac": dict(COMMON, n_envs=64, lr=3e-4, batch_size=256),
-            "dqn": dict(COMMON, n_envs=256, lr=1e-3, batch_size=512, net="256,256"),
+            "dqn": dict(COMMON, n_envs=256, lr=1e-3, batch_size=1024, net="256,256,256", gradient_steps=16,
+                        buffer=1_000_000, plays=16),
             ("ppo", "lines"): dict(n_envs=256, n_steps=4, batch_size=256, epochs=8, lr=3e-4, lr_schedule="constant",
                                    net="128,128")}
 """The defaults of each algorithm, and of PPO on the "lines" form (a categorical policy over 132
@@ -353,8 +354,8 @@ def parse_args(argv=None):
     parser.add_argument("--ent-coef", type=float, default=0.0, help="PPO: entropy bonus coefficient")
     parser.add_argument("--net", help="hidden layer sizes of the policy and value networks (64,64; the candidate "
                                       "scorer's on lines: PPO 128,128, DQN 256,256)")
-    parser.add_argument("--gradient-steps", type=int, default=8, help="SAC, DQN: gradient steps per batched step")
-    parser.add_argument("--buffer", type=int, default=200_000, help="SAC, DQN: replay buffer size")
+    parser.add_argument("--gradient-steps", type=int, help="SAC, DQN: gradient steps per batched step (8; dqn 16)")
+    parser.add_argument("--buffer", type=int, help="SAC, DQN: replay buffer size (200,000; dqn 1,000,000)")
     parser.add_argument("--learning-starts", type=int, default=2048, help="SAC, DQN: shots before the first update")
     parser.add_argument("--explore-fraction", type=float, default=0.2,
                         help="DQN: share of the run over which epsilon falls from 1 to 0.05")
@@ -367,9 +368,23 @@ def parse_args(argv=None):
                         help="DQN: the discount of the leave's rating added to a carom's target when the shooter "
                              "plays on (0: each shot for itself; 1 in --mode inning: the points of the rest of the "
                              "inning)")
+    parser.add_argument("--leave", default="best", choices=("best", "value"),
+                        help="DQN, with --gamma: what rates a leave: best (the best rating of its candidates) or "
+                             "value (the value head's reading of the position, which needs no lines: any --plays)")
     parser.add_argument("--loss", default="mse", choices=("mse", "bce"),
                         help="DQN: the scorer's loss: mse (the reward's regression) or bce (the log-odds of a "
                              "carom; the carom games, whose shots score 0 or 1)")
+    parser.add_argument("--plays", type=int,
+                        help="DQN: candidates played from each position (16; vine sampling: the position restored "
+                             "for each; the greedy one moves on, the others are the next best rated), so that "
+                             "finding a position's lines teaches that many ratings")
+    parser.add_argument("--init-from-policy", action="store_true",
+                        help="DQN with --loss bce: start the candidate scorer as the discipline's shipped success "
+                             "model rates (fitted to its log-odds, --init-steps), then fine-tune it by reinforcement "
+                             "(not from scratch: its weights come from supervised labels)")
+    parser.add_argument("--init-steps", type=int, default=400,
+                        help="--init-from-policy: Adam steps fitting the scorer to the model, each on --n-envs "
+                             "fresh positions' candidates")
     parser.add_argument("--noise", type=noise_arg, default=DEFAULT_NOISE, help=NOISE_HELP + " (default 1)")
     parser.add_argument("--zero-sum", action="store_true", help="reward minus the points handed to the opponent")
     parser.add_argument("--start-probability", type=float, default=DEFAULT_START_PROBABILITY,
@@ -401,11 +416,20 @@ def parse_args(argv=None):
     check_counts(parser, args)
     if args.algo == "dqn" and (args.action != "lines" or args.backend == "sb3"):
         parser.error("--algo dqn learns the lines form on the jax backend: give --action lines (and no --backend sb3)")
-    if args.algo != "dqn" and (args.mode != "shot" or args.loss != "mse" or args.gamma != 0):
-        parser.error("--mode, --loss and --gamma are the DQN's (--algo dqn); the other learners train on \"shot\" "
-                     "episodes")
+    if args.algo != "dqn" and (args.mode != "shot" or args.loss != "mse" or args.gamma != 0
+                               or args.plays not in (None, 1) or args.leave != "best"):
+        parser.error("--mode, --loss, --gamma, --leave and --plays are the DQN's (--algo dqn); the other learners "
+                     "train on \"shot\" episodes")
     if not 0 <= args.gamma <= 1 or (args.gamma > 0 and args.loss != "mse"):
         parser.error(f"--gamma must be in [0, 1] and 0 with --loss bce, got {args.gamma}")
+    if args.init_from_policy and (args.algo != "dqn" or args.loss != "bce"):
+        parser.error("--init-from-policy fits the DQN's scorer (--algo dqn --action lines) to a success model's "
+                     "log-odds of a carom: give --loss bce")
+    if args.init_from_policy:
+        try:
+            teacher_of(args)
+        except ValueError as error:
+            parser.error(str(error))
     if args.loss == "bce" and rules.disciplines.get(args.discipline).family == "hungarian":
         parser.error("--loss bce needs shots that score 0 or 1 (the carom games); the Hungarian game's score "
                      "10, 50 or 100 and fouls cost points (H-9.4): use --loss mse")
@@ -420,6 +444,9 @@ def parse_args(argv=None):
     for name, value in recipe.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    if args.gamma > 0 and args.plays > 1 and args.leave == "best":
+        parser.error(f"--gamma {args.gamma} with --plays {args.plays} needs --leave value (or --plays 1): the "
+                     "extra plays' leaves have no lines to rate")
     if args.out is None:
         suffix = "_jax" if args.backend == "jax" else ""
         args.out = os.path.join("results", "train", f"{args.discipline}_{args.algo}{suffix}")
@@ -428,7 +455,8 @@ def parse_args(argv=None):
 
 # Options that count something and must be at least this (None: not given, a default fills it in).
 AT_LEAST = {"timesteps": 1, "n_envs": 1, "n_steps": 1, "batch_size": 1, "epochs": 1, "eval_every": 0,
-            "eval_layouts": 1, "final_layouts": 1, "lanes": 1, "threads": 1}
+            "eval_layouts": 1, "final_layouts": 1, "lanes": 1, "threads": 1, "plays": 1,
+            "init_steps": 1}
 
 
 def check_counts(parser, args) -> None:
@@ -501,7 +529,7 @@ def q_config(args, updates: int, hungarian: bool):
                    buffer=args.buffer, learning_starts=args.learning_starts, lr=args.lr, lr_schedule=args.lr_schedule,
                    total_updates=updates, explore_fraction=args.explore_fraction,
                    reward_scale=0.01 if hungarian else 1.0, hidden=net_sizes(args), loss=args.loss, gamma=args.gamma,
-                   lanes=args.lanes)
+                   leave=args.leave, plays=args.plays, lanes=args.lanes)
 
 
 def train_jax(args, env_settings: dict, start_time: float) -> Trained:
@@ -513,7 +541,7 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
 
     opponent = "two_player" if args.mode == "game" else "random"  # game: self-play, both seats the learner
     env = make_functional(args.discipline, args.mode, opponent, action=args.action, **env_values(args))
-    shots = args.n_envs * (1 if args.algo == "dqn" else args.n_steps)
+    shots = args.n_envs * (args.plays if args.algo == "dqn" else args.n_steps)
     updates = max(1, -(-args.timesteps // shots))
     if args.algo == "dqn":
         from agents.jax_dqn import CandidateQ
@@ -523,6 +551,9 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     tracker = Tracker(args, make_evaluation(args, learner.env_params, args.eval_layouts, 1), start_time,
                       curve_title(args))
     state = learner.init(args.seed)
+    if args.init_from_policy:
+        state, loss = learner.imitate(state, teacher_of(args), args.init_steps)
+        print(f"the scorer fitted to the success model's log-odds in {args.init_steps} steps: squared error {loss:.4f}")
     setup_seconds = time.perf_counter() - start_time
     train_start = time.perf_counter()
 
@@ -552,6 +583,24 @@ def train_jax(args, env_settings: dict, start_time: float) -> Trained:
     agent = JaxPolicyAgent(jax.device_get(state.net) if net is None else net, args.discipline, env_settings, info)
     return Trained(agent, JaxPolicyAgent.load, learner.env_params, tracker, done, selected, setup_seconds,
                    train_seconds, update_timings(seconds, shots))
+
+
+def teacher_of(args) -> list:
+    """The layers of the discipline's shipped success model for the training noise, when it rates
+    the "lines" form's candidates from their own features: a "score" model on the same inputs
+    and grid (``billiards_env.lines``); ValueError saying what differs otherwise."""
+    from agents.policy import load_model
+    from billiards_env import lines
+
+    net, meta = load_model(args.discipline, noise=args.noise)
+    proposal = meta.get("proposal", {})
+    found = dict(target=meta.get("target"), features=meta.get("features"), seeds=proposal.get("seeds"),
+                 rolling=proposal.get("rolling"), aims=proposal.get("aims"))
+    want = dict(target="score", features=lines.VERSION, seeds=lines.SEEDS, rolling=lines.ROLLING, aims=None)
+    if found != want:
+        raise ValueError(f"--init-from-policy: the {args.discipline} success model has {found}; the lines form's "
+                         f"candidates need {want}")
+    return net
 
 
 def run_record(args) -> dict:

@@ -149,7 +149,9 @@ def test_q_learner_chooses_the_best_rated_valid_candidate_or_a_valid_one_at_rand
 
 @pytest.mark.parametrize("bad", [dict(n_envs=0), dict(buffer=8, n_envs=16), dict(eps_end=0.5, eps_start=0.2),
                                  dict(explore_fraction=0.0), dict(hidden=()), dict(lr_schedule="cosine"),
-                                 dict(loss="huber"), dict(gamma=1.5), dict(gamma=0.5, loss="bce")])
+                                 dict(loss="huber"), dict(gamma=1.5), dict(gamma=0.5, loss="bce"),
+                                 dict(plays=0), dict(plays=133), dict(plays=2, gamma=0.5), dict(leave="next"),
+                                 dict(n_envs=16, plays=4, buffer=32)])
 def test_q_learner_config_refuses_bad_settings(bad):
     from agents.jax_dqn import QConfig
 
@@ -230,20 +232,134 @@ def test_q_learner_fills_its_buffer_with_the_played_candidates_and_learns_their_
 
 
 @pytest.mark.slow
-def test_q_learner_with_a_discount_adds_the_leaves_rating_to_a_carom_that_plays_on():
+@pytest.mark.parametrize("how", [dict(), dict(plays=3, leave="value")], ids=["best", "value"])
+def test_q_learner_with_a_discount_adds_the_leaves_rating_to_a_carom_that_plays_on(how):
     """gamma > 0 in "inning" mode: a miss ends the inning, its target is 0; a carom's target is its
-    point plus gamma times the best rating of the leave (some value other than the point alone)."""
+    point plus gamma times the leave's worth (some value other than the point alone): the best
+    rating of its candidates, or the value head's reading, which rates the extra plays' leaves."""
     from agents.jax_dqn import CandidateQ, QConfig
     from billiards_env import make_functional
 
     env = make_functional("three_cushion", "inning", action="lines")
-    config = QConfig(n_envs=64, gradient_steps=1, batch_size=8, buffer=64, learning_starts=1024, hidden=(4,),
-                     total_updates=1, gamma=0.5)
+    config = QConfig(n_envs=64, gradient_steps=1, batch_size=8, buffer=192, learning_starts=1024, hidden=(4,),
+                     total_updates=1, gamma=0.5, **how)
     dqn = CandidateQ(env, config)
     state, _ = dqn.update(dqn.init(seed=1))
     target = np.asarray(state.replay["target"])
     plain, _ = CandidateQ(env, dataclasses.replace(config, gamma=0.0)).update(dqn.init(seed=1))
     reward = np.asarray(plain.replay["target"])  # the same shots, rated by their points alone
-    assert set(np.unique(reward)) == {0.0, 1.0}
+    assert set(np.unique(reward)) == {0.0, 1.0} and int(state.filled) == 64 * config.plays
+    target, reward = target[:int(state.filled)], reward[:int(state.filled)]
     np.testing.assert_array_equal(target[reward == 0], 0.0)
     assert np.all(target[reward == 1] != 1.0)
+
+
+def test_q_learner_plays_the_best_rated_others_or_valid_ones_at_random():
+    """``others``: beside the first candidate, the next best rated, distinct and never the first;
+    with eps 1 valid ones at random."""
+    from agents.jax_dqn import others
+
+    net = init_network(jax.random.PRNGKey(5), (8,), form="lines")
+    mask = np.zeros((32, lines.COUNT))
+    mask[:, [2, 9, 40, 77, 100]] = 1.0
+    obs = _obs(jax.random.PRNGKey(7), mask)
+    rated = np.asarray(logits(net, obs))
+    first = np.argmax(rated, -1).astype(np.int32)
+    more = np.asarray(others(net, obs, jax.random.PRNGKey(0), 0.0, jnp.asarray(first), 3))
+    order = np.argsort(-rated, -1)
+    np.testing.assert_array_equal(more, order[:, 1:4])
+    assert not np.any(more == first[:, None])
+    explored = np.asarray(others(net, obs, jax.random.PRNGKey(1), 1.0, jnp.asarray(first), 3))
+    assert set(explored.ravel().tolist()) == {2, 9, 40, 77, 100}
+
+
+@pytest.mark.slow
+def test_q_learner_with_several_plays_stores_each_positions_other_candidates_and_their_outcomes():
+    """plays > 1: each update stores n_envs x plays samples; the extra ones are the same positions'
+    other candidates, and with exact execution their targets are what those candidates score when
+    played from the position in the environment's own step."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from billiards_env import make_functional
+    from billiards_env.modes import shooter_reward
+    from billiards_env.runner import Runner
+
+    env = make_functional("three_cushion", action="lines", noise=0.0)
+    n, plays = 8, 3
+    dqn = CandidateQ(env, QConfig(n_envs=n, plays=plays, gradient_steps=1, batch_size=8, buffer=64,
+                                  learning_starts=1024, hidden=(4,), total_updates=1, eps_start=0.0, eps_end=0.0))
+    start = dqn.init(seed=2)
+    state, _ = dqn.update(start)
+    assert int(state.filled) == n * plays and dqn.shots_per_update == n * plays
+    feats, _ = lines.split(start.env_state.observation)
+    stored = np.asarray(state.replay["features"][n:n * plays]).reshape(n, plays - 1, lines.FEATURES)
+    obs = np.asarray(state.replay["obs"][n:n * plays]).reshape(n, plays - 1, -1)
+    np.testing.assert_array_equal(obs, np.repeat(np.asarray(state.replay["obs"][:n])[:, None], plays - 1, 1))
+    index = np.array([[np.flatnonzero(np.all(np.asarray(feats[i]) == row, -1))[0] for row in stored[i]]
+                      for i in range(n)])
+    runner = Runner(env, num_envs=n, autoreset=False)
+    for j in range(plays - 1):
+        after, _ = runner.step_rows(start.env_state, jnp.asarray(index[:, j], jnp.int32),
+                                    jax.random.split(jax.random.PRNGKey(9), n), env.default_params)
+        want = np.asarray(shooter_reward(start.env_state, after))
+        np.testing.assert_array_equal(np.asarray(state.replay["target"][n:n * plays]).reshape(n, -1)[:, j], want)
+
+
+def test_train_gives_the_q_learner_its_recipe_and_refuses_plays_it_cannot_rate():
+    """experiments.train: DQN's defaults are the vine recipe (docs/training.md), the other learners
+    keep theirs; --plays is the DQN's, and its extra plays' leaves are rated by the value head only."""
+    from experiments import train
+
+    dqn = train.parse_args(["--algo", "dqn", "--action", "lines"])
+    assert (dqn.plays, dqn.gradient_steps, dqn.batch_size, dqn.buffer, dqn.net) == (16, 16, 1024, 1_000_000,
+                                                                                     "256,256,256")
+    sac = train.parse_args(["--algo", "sac"])
+    assert (sac.plays, sac.gradient_steps, sac.buffer) == (1, 8, 200_000)
+    assert train.parse_args(["--algo", "dqn", "--action", "lines", "--mode", "inning", "--gamma", "1",
+                             "--leave", "value"]).leave == "value"
+    for bad in (["--algo", "ppo", "--plays", "4"],
+                ["--algo", "dqn", "--action", "lines", "--mode", "inning", "--gamma", "1"],
+                ["--algo", "dqn", "--action", "lines", "--plays", "0"]):
+        with pytest.raises(SystemExit):
+            train.parse_args(bad)
+    assert train.parse_args(["--algo", "dqn", "--action", "lines", "--mode", "inning", "--gamma", "1",
+                             "--plays", "1"]).plays == 1
+
+
+def test_train_starts_the_scorer_from_a_success_model_only_where_one_rates_the_same_candidates():
+    """--init-from-policy: the DQN's logistic scorer (--loss bce), and a discipline whose shipped
+    success model reads the lines form's features and grid (three-cushion); refused otherwise."""
+    from experiments import train
+
+    ok = ["--algo", "dqn", "--action", "lines", "--loss", "bce", "--init-from-policy"]
+    assert train.parse_args(ok).init_from_policy
+    assert len(train.teacher_of(train.parse_args(ok))[0][0]) == lines.FEATURES  # the first layer's inputs
+    for bad in (ok[:4] + ok[6:], ok + ["--discipline", "one_cushion"], ok + ["--init-steps", "0"]):
+        with pytest.raises(SystemExit):
+            train.parse_args(bad)
+
+
+@pytest.mark.slow
+def test_q_learner_imitates_a_teachers_ratings_of_fresh_positions_candidates():
+    """``CandidateQ.imitate``: the scorer's squared error to a teacher's ratings of every valid
+    candidate falls over the steps, measured on positions it did not fit."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from agents.jax_policy import mlp
+    from agents.nets import mlp_apply, mlp_init
+    from billiards_env import make_functional
+
+    env = make_functional("three_cushion", action="lines")
+    dqn = CandidateQ(env, QConfig(n_envs=32, hidden=(16,)))
+    teacher = mlp_init(jax.random.PRNGKey(4), [lines.FEATURES, 8, 1])
+    held = env.init_batch(jax.random.split(jax.random.PRNGKey(99), 32))
+    feats, mask = lines.split(held.observation)
+    valid = np.asarray(mask) > 0.5
+
+    def error(net):
+        diff = np.asarray(mlp(net["pi"], feats))[..., 0] - np.asarray(mlp_apply(teacher, feats))[..., 0]
+        return float(np.mean(diff[valid] ** 2))
+
+    start = dqn.init(seed=0)
+    fitted, loss = dqn.imitate(start, teacher, steps=60, lr=3e-3)
+    assert np.isfinite(loss) and error(fitted.net) < 0.5 * error(start.net)
+    with pytest.raises(ValueError, match="at least 1 step"):
+        dqn.imitate(start, teacher, steps=0)
