@@ -149,14 +149,19 @@ def epsilon(config: QConfig, updates):
     return config.eps_start + frac * (config.eps_end - config.eps_start)
 
 
+def _at_random(obs):
+    """(n, COUNT) logits of a uniform draw among each position's valid candidates (among all of
+    them when none is valid)."""
+    _, mask = env_lines.split(obs)
+    valid = mask > 0.5
+    return jnp.where(valid | ~jnp.any(valid, -1, keepdims=True), 0.0, -jnp.inf)
+
+
 def choose(net, obs, key, eps):
     """Epsilon-greedy candidates (n,) for "lines" observations (n, size): the best rated, or with
     probability ``eps`` a valid one (any, when none is valid) at random."""
     k_pick, k_coin = jax.random.split(key)
-    _, mask = env_lines.split(obs)
-    valid = mask > 0.5
-    valid = valid | ~jnp.any(valid, -1, keepdims=True)
-    rand = jax.random.categorical(k_pick, jnp.where(valid, 0.0, -jnp.inf))
+    rand = jax.random.categorical(k_pick, _at_random(obs))
     greedy = jnp.argmax(logits(net, obs), -1)
     explore = jax.random.uniform(k_coin, greedy.shape) < eps
     return jnp.where(explore, rand, greedy).astype(jnp.int32)
@@ -169,10 +174,7 @@ def others(net, obs, key, eps, first, count: int):
     k_pick, k_coin = jax.random.split(key)
     rated = logits(net, obs)
     _, top = jax.lax.top_k(rated.at[jnp.arange(first.shape[0]), first].set(-jnp.inf), count)
-    _, mask = env_lines.split(obs)
-    valid = mask > 0.5
-    valid = valid | ~jnp.any(valid, -1, keepdims=True)
-    rand = jax.random.categorical(k_pick, jnp.where(valid, 0.0, -jnp.inf)[:, None, :], shape=top.shape)
+    rand = jax.random.categorical(k_pick, _at_random(obs)[:, None, :], shape=top.shape)
     explore = jax.random.uniform(k_coin, top.shape) < eps
     return jnp.where(explore, rand, top).astype(jnp.int32)
 
