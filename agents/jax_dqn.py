@@ -53,7 +53,7 @@ from billiards_env.observation import OBS_SIZE
 from billiards_env.runner import batch_play, batch_step
 
 
-LEAVES = ("best", "value")  # what rates a leave when gamma > 0: its best candidate, or the value head
+LEAVES = ("best", "value", "greedy")  # what rates a leave when gamma > 0: its best candidate, or the value head
 LOSSES = ("mse", "bce")  # the candidate scorer's loss: squared error, or logistic (rewards 0 or 1)
 MODES = ("shot", "inning", "game")  # the environment modes it learns from (discount 0 in each)
 
@@ -75,7 +75,10 @@ class QConfig:
     ``leave``: what rates the leave: "best", the best rating of its candidates (its lines found
     by the step); or "value", the value head's reading of its flat observation (the points the
     position is worth, itself learnt towards the same targets: TD(0)), which needs no lines and so
-    rates the leaves of the extra ``plays`` too.
+    rates the leaves of the extra ``plays`` too; or "greedy", the value head learnt from the
+    epsilon-greedy plays only. With ``plays`` above 1, "value" learns the mean of every play's
+    target, most of them the position's lesser candidates, so it reads a leave at a fraction of
+    what the policy makes of it; "greedy" learns what the policy itself makes of a position.
     ``plays``: candidates played from each position an update (vine sampling, as TRPO's "vine"
     rollouts restore the simulator's state): the epsilon-greedy one that moves the environment on,
     and the ``plays - 1`` best rated of the others, each with probability epsilon a valid one at
@@ -222,6 +225,8 @@ class CandidateQ:
         env_state = self.env.init_batch(jax.random.split(k_env, c.n_envs), params)
         replay = {"features": jnp.zeros((c.buffer, env_lines.FEATURES), jnp.float32),
                   "obs": jnp.zeros((c.buffer, OBS_SIZE), jnp.float32), "target": jnp.zeros((c.buffer,), jnp.float32)}
+        if c.leave == "greedy":  # 1 where the sample is the epsilon-greedy play: the value head's rows
+            replay["chosen"] = jnp.zeros((c.buffer,), jnp.float32)
         zero = jnp.zeros((), jnp.int32)
         return QState(net, self.optimizer.init(net), devices.constrain_batch(env_state), key, zero, replay, zero)
 
@@ -232,7 +237,10 @@ class CandidateQ:
             q_loss = jnp.mean(optax.sigmoid_binary_cross_entropy(q, jnp.clip(mb["target"], 0.0, 1.0)))
         else:
             q_loss = jnp.mean((q - mb["target"]) ** 2)
-        v_loss = jnp.mean((v - mb["target"]) ** 2)
+        if "chosen" in mb:
+            v_loss = jnp.sum(mb["chosen"] * (v - mb["target"]) ** 2) / jnp.maximum(jnp.sum(mb["chosen"]), 1.0)
+        else:
+            v_loss = jnp.mean((v - mb["target"]) ** 2)
         return q_loss + v_loss, dict(q_loss=q_loss, value_loss=v_loss)
 
     def imitate(self, state: QState, teacher, steps: int, lr: float = 1e-3) -> tuple[QState, float]:
@@ -270,7 +278,7 @@ class CandidateQ:
         the best rating of its candidates in ``seen`` (its observation, lines found), or the
         value head's reading of its flat part (``QConfig.leave``)."""
         goes_on = ~after.done & (after.current_player == before.current_player)
-        if self.config.leave == "value":
+        if self.config.leave != "best":
             worth = value(net, after.observation[:, :OBS_SIZE])
         else:
             worth = jnp.max(logits(net, seen), -1)
@@ -294,6 +302,8 @@ class CandidateQ:
         if c.gamma > 0:  # the leave's worth where the shooter plays on from it (not after a reset)
             target = target + c.gamma * self._leave(state.net, state.env_state, stepped, following.observation)
         new = {"features": played, "obs": obs[:, :OBS_SIZE], "target": target}
+        if c.leave == "greedy":
+            new["chosen"] = jnp.ones_like(target)
         if c.plays > 1:  # the same positions again, the others' outcomes only
             more = others(state.net, obs, k_more, eps, action, c.plays - 1).reshape(-1)
             again = jax.tree_util.tree_map(lambda x: jnp.repeat(x, c.plays - 1, 0), state.env_state)
@@ -303,6 +313,8 @@ class CandidateQ:
                      "target": shooter_reward(again, outcome) * c.reward_scale}
             if c.gamma > 0:
                 extra["target"] += c.gamma * self._leave(state.net, again, outcome, outcome.observation)
+            if c.leave == "greedy":
+                extra["chosen"] = jnp.zeros_like(extra["target"])
             new = {name: jnp.concatenate([new[name], extra[name]]) for name in new}
         size = c.n_envs * c.plays
         at = (state.filled % c.buffer + jnp.arange(size)) % c.buffer

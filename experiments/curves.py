@@ -39,14 +39,16 @@ def read_run(folder: str) -> dict:
 
 def label(run: dict) -> str:
     """The run's name: discipline, algorithm (and SB3 where it trained), action form, the DQN's
-    plays a position and mode where they are not one and "shot", and a start from the success
-    model (``--init-from-policy``)."""
+    plays a position and mode where they are not one and "shot", what rates a leave where a
+    carom's target adds it (``--gamma``), and a start from the success model (``--init-from-policy``)."""
     s, settings = run["summary"], run["summary"].get("settings", {})
     parts = [s["algorithm"].upper() + (" SB3" if s.get("backend") == "sb3" else ""), s.get("action_form", "strike")]
     if (settings.get("plays") or 1) > 1:
         parts.append(f"{settings['plays']} plays")
     if settings.get("mode", "shot") != "shot":
         parts.append(settings["mode"])
+    if (settings.get("gamma") or 0) > 0:
+        parts.append(f"leave {settings.get('leave', 'best')}")
     if settings.get("init_from_policy"):
         parts.append("from the success model")
     return f"{s['discipline']} ({', '.join(parts)})"

@@ -368,9 +368,11 @@ def parse_args(argv=None):
                         help="DQN: the discount of the leave's rating added to a carom's target when the shooter "
                              "plays on (0: each shot for itself; 1 in --mode inning: the points of the rest of the "
                              "inning)")
-    parser.add_argument("--leave", default="best", choices=("best", "value"),
-                        help="DQN, with --gamma: what rates a leave: best (the best rating of its candidates) or "
-                             "value (the value head's reading of the position, which needs no lines: any --plays)")
+    parser.add_argument("--leave", default="best", choices=("best", "value", "greedy"),
+                        help="DQN, with --gamma: what rates a leave: best (the best rating of its candidates), "
+                             "value (the value head's reading of the position, which needs no lines: any --plays; "
+                             "learnt from every play) or greedy (the value head learnt from the greedy plays only: "
+                             "what the policy itself makes of a position)")
     parser.add_argument("--loss", default="mse", choices=("mse", "bce"),
                         help="DQN: the scorer's loss: mse (the reward's regression) or bce (the log-odds of a "
                              "carom; the carom games, whose shots score 0 or 1)")
@@ -445,8 +447,8 @@ def parse_args(argv=None):
         if getattr(args, name) is None:
             setattr(args, name, value)
     if args.gamma > 0 and args.plays > 1 and args.leave == "best":
-        parser.error(f"--gamma {args.gamma} with --plays {args.plays} needs --leave value (or --plays 1): the "
-                     "extra plays' leaves have no lines to rate")
+        parser.error(f"--gamma {args.gamma} with --plays {args.plays} needs --leave value or greedy (or --plays 1): "
+                     "the extra plays' leaves have no lines to rate")
     if args.out is None:
         suffix = "_jax" if args.backend == "jax" else ""
         args.out = os.path.join("results", "train", f"{args.discipline}_{args.algo}{suffix}")

@@ -11,7 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from agents.jax_policy import MASKED, from_arrays, init_network, is_categorical, logits, play_action, to_arrays
+from agents.jax_policy import (MASKED, from_arrays, init_network, is_categorical, logits, play_action, to_arrays,
+                               value)
 from agents.jax_ppo import categorical_entropy, categorical_log_prob
 from agents.specs import AgentSpecError, load_rl, make_agent, parse_agent_spec
 from billiards_env import lines, observation
@@ -232,7 +233,8 @@ def test_q_learner_fills_its_buffer_with_the_played_candidates_and_learns_their_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", [dict(), dict(plays=3, leave="value")], ids=["best", "value"])
+@pytest.mark.parametrize("how", [dict(), dict(plays=3, leave="value"), dict(plays=3, leave="greedy")],
+                         ids=["best", "value", "greedy"])
 def test_q_learner_with_a_discount_adds_the_leaves_rating_to_a_carom_that_plays_on(how):
     """gamma > 0 in "inning" mode: a miss ends the inning, its target is 0; a carom's target is its
     point plus gamma times the leave's worth (some value other than the point alone): the best
@@ -252,6 +254,33 @@ def test_q_learner_with_a_discount_adds_the_leaves_rating_to_a_carom_that_plays_
     target, reward = target[:int(state.filled)], reward[:int(state.filled)]
     np.testing.assert_array_equal(target[reward == 0], 0.0)
     assert np.all(target[reward == 1] != 1.0)
+    if how.get("leave") == "greedy":  # the greedy plays (the first n_envs of an update) teach the value head
+        np.testing.assert_array_equal(np.asarray(state.replay["chosen"])[:int(state.filled)],
+                                      np.repeat([1.0, 0.0], [64, 128]))
+
+
+def test_q_learner_greedy_leave_teaches_the_value_head_the_greedy_plays_only():
+    """``leave="greedy"``: the value head's loss is the squared error of the chosen rows alone
+    (the others' targets do not move it); ``leave="value"`` weighs every row."""
+    from agents.jax_dqn import CandidateQ, QConfig
+    from billiards_env import make_functional
+
+    env = make_functional("three_cushion", "inning", action="lines")
+    net = init_network(jax.random.PRNGKey(3), (4,), form="lines")
+    rng = np.random.default_rng(0)
+    mb = {"features": jnp.asarray(rng.normal(size=(6, lines.FEATURES)), jnp.float32),
+          "obs": jnp.asarray(rng.normal(size=(6, observation.OBS_SIZE)), jnp.float32),
+          "target": jnp.asarray([0.0, 1.0, 50.0, 0.0, 1.0, -50.0], jnp.float32),
+          "chosen": jnp.asarray([1.0, 1.0, 0.0, 1.0, 1.0, 0.0], jnp.float32)}
+    v = np.asarray(value(net, mb["obs"]))
+    keep = np.asarray(mb["chosen"]) > 0
+    greedy = CandidateQ(env, QConfig(gamma=1.0, plays=2, leave="greedy", hidden=(4,)))
+    _, stats = greedy._loss(net, mb)
+    np.testing.assert_allclose(float(stats["value_loss"]), np.mean((v[keep] - np.asarray(mb["target"])[keep]) ** 2),
+                               rtol=1e-5)
+    plain = CandidateQ(env, QConfig(gamma=1.0, plays=2, leave="value", hidden=(4,)))
+    _, stats = plain._loss(net, {k: x for k, x in mb.items() if k != "chosen"})
+    np.testing.assert_allclose(float(stats["value_loss"]), np.mean((v - np.asarray(mb["target"])) ** 2), rtol=1e-5)
 
 
 def test_q_learner_plays_the_best_rated_others_or_valid_ones_at_random():

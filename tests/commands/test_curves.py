@@ -51,11 +51,14 @@ def test_a_folder_that_is_not_a_finished_run_is_refused(tmp_path):
 
 def test_a_runs_name_says_the_backend_the_plays_and_the_mode_where_they_differ(tmp_path):
     """Runs of one discipline and form stay apart in the legend: SB3 is named, and the DQN's plays
-    a position and its mode when they are not 1 and "shot"."""
+    a position and its mode when they are not 1 and "shot", and the leave's rating with a discount."""
     run = curves.read_run(fake_run(tmp_path / "a", "three_cushion", [0.1, 0.2], 0.2))
     assert curves.label(run) == "three_cushion (DQN, lines)"
     run["summary"].update(settings=dict(plays=16, mode="inning"))
     assert curves.label(run) == "three_cushion (DQN, lines, 16 plays, inning)"
+    run["summary"]["settings"].update(gamma=1.0, leave="greedy")
+    assert curves.label(run) == "three_cushion (DQN, lines, 16 plays, inning, leave greedy)"
+    run["summary"]["settings"].update(gamma=0.0)
     run["summary"]["settings"].update(mode="shot", init_from_policy=True)
     assert curves.label(run) == "three_cushion (DQN, lines, 16 plays, from the success model)"
     run["summary"].update(algorithm="sac", backend="sb3", action_form="contact", settings=dict(plays=1, mode="shot"))
